@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { readPackageInfo } from '../services/runtime/package-info.js';
+import { isCogitaveError, type ErrorCode } from '../services/runtime/errors.js';
+import { configCommand } from './commands/config.js';
+import { eventsCommand } from './commands/events.js';
+import { migrateCommand } from './commands/migrate.js';
+import { serveCommand } from './commands/serve.js';
+
+// sysexits-style codes, so scripts can tell a usage error from an outage.
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
+  INVALID_ARGUMENT: 2,
+  NOT_FOUND: 66,
+  UNAVAILABLE: 69,
+  CONFIG_INVALID: 78,
+};
+
+const { version } = readPackageInfo();
+
+const program = new Command('cogitave')
+  .description('Cogitave Core: an event-sourced request-lifecycle platform served over MCP.')
+  .version(version)
+  .showHelpAfterError('(add --help for usage)')
+  .showSuggestionAfterError()
+  .exitOverride()
+  .addCommand(serveCommand)
+  .addCommand(migrateCommand)
+  .addCommand(eventsCommand)
+  .addCommand(configCommand);
+
+for (const command of program.commands) {
+  command.exitOverride();
+  for (const sub of command.commands) sub.exitOverride();
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // commander has already printed the message (or the help); usage errors exit 2.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (isCogitaveError(error)) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exitCode = EXIT_CODES[error.code] ?? 1;
+  } else {
+    process.stderr.write(
+      `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,349 @@
+import type { Database } from '../../database/database.js';
+import type { MigrationSet } from '../../database/migrate.js';
+import { CogitaveError } from '../../runtime/errors.js';
+import type { Logger } from '../../runtime/logger.js';
+import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
+import { chainHash, contentHash } from '../hash-chain.js';
+import { encodePosition } from '../position.js';
+import { createSubscriptionRegistry } from '../subscription-registry.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+} from '../types.js';
+import { validateAppend, validateReadAll, validateReadStream } from '../validation.js';
+import { createGroupCommitter } from './group-commit.js';
+import { createHeadCache, type StreamHead } from './head-cache.js';
+import {
+  appendEvents,
+  insertChained,
+  selectEventOwner,
+  selectLog,
+  selectStream,
+  type AppendArgs,
+  type AppendRow,
+  type ChainedRow,
+  type InsertedRow,
+  type Queryable,
+} from './queries.js';
+import { createPollingSubscription } from './subscription.js';
+import { mapDatabaseError } from '../../database/transient.js';
+import { createWake } from './wake.js';
+
+export const eventStoreMigrations: MigrationSet = {
+  owner: 'event-store',
+  directory: new URL('./migrations/', import.meta.url),
+};
+
+export interface PostgresEventStore extends EventStore {
+  readonly kind: 'postgres' | 'pglite';
+  /**
+   * Appends as part of a transaction the caller owns (the client has run BEGIN). The events
+   * become visible when the caller commits; call `committed()` then to wake subscribers now
+   * rather than at their next poll.
+   */
+  appendInTransaction(
+    client: Queryable,
+    streamId: string,
+    events: readonly EventToAppend[],
+    options: AppendOptions,
+  ): Promise<AppendResult>;
+  committed(): void;
+}
+
+export interface PostgresEventStoreOptions {
+  readonly database: Database;
+  readonly logger: Logger;
+  /** Subscribers re-read at least this often without a wake-up (default 1000 ms). */
+  readonly pollIntervalMs?: number;
+  /** Events per page when catching up (default 500). */
+  readonly batchSize?: number;
+  /** Append groups written at once on server Postgres (default 2); see group-commit.ts. */
+  readonly appendConcurrency?: number;
+  /** Streams whose newest (revision, hash) is remembered for the fast path (default 10,000). */
+  readonly headCacheSize?: number;
+}
+
+const DEFAULT_READ_COUNT = 1000;
+
+const isUniqueViolation = (error: unknown, constraint?: string): boolean =>
+  error instanceof Error &&
+  (error as { code?: unknown }).code === '23505' &&
+  (constraint === undefined || (error as { constraint?: unknown }).constraint === constraint);
+
+export const createPostgresEventStore = (
+  options: PostgresEventStoreOptions,
+): PostgresEventStore => {
+  const { database, logger } = options;
+  const wake = createWake(database, logger);
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const batchSize = options.batchSize ?? 500;
+  const subscriptions = createSubscriptionRegistry();
+
+  const heads = createHeadCache(options.headCacheSize ?? 10_000);
+  const named = database.kind === 'postgres';
+
+  // Fast-path appends share transactions; see group-commit.ts.
+  const committer = createGroupCommitter<readonly ChainedRow[], InsertedRow>({
+    // PGlite has one connection: a second group could only queue behind the first.
+    maxInFlight: database.kind === 'pglite' ? 1 : (options.appendConcurrency ?? 2),
+    maxItemsPerGroup: 200,
+    maxWeightPerGroup: 2000,
+    weight: (rows) => rows.length,
+    write: async (appends) => {
+      const inserted = await insertChained(database.pool, appends.flat(), named);
+      // RETURNING keeps insertion order: each append's result is its last row.
+      let end = 0;
+      return appends.map((rows) => {
+        end += rows.length;
+        const last = inserted[end - 1];
+        if (!last) throw new Error('insert returned too few rows');
+        return last;
+      });
+    },
+  });
+
+  const prepare = (
+    streamId: string,
+    events: readonly EventToAppend[],
+    appendOptions: AppendOptions,
+  ): AppendArgs => {
+    const expected = appendOptions.expectedRevision;
+    return {
+      streamId,
+      expected: typeof expected === 'bigint' ? expected.toString() : expected,
+      events: validateAppend(streamId, events, appendOptions).map((event) => ({
+        ...event,
+        contentHash: contentHash(streamId, event),
+      })),
+    };
+  };
+
+  /** The head an append would extend, when it is known without asking the database. */
+  // Only exact expectations take the fast path: with 'any' or 'stream_exists' writers contend
+  // for the head by design, and the general path's lock serves them better than retries.
+  // Not on PGlite: its pg shim loses track of the protocol after a failed INSERT ... RETURNING.
+  const knownHead = (
+    streamId: string,
+    expected: ExpectedRevision,
+  ): StreamHead | 'new' | undefined => {
+    if (database.kind !== 'postgres') return undefined;
+    if (expected === 'no_stream') return 'new';
+    const head = heads.get(streamId);
+    return head && expected === head.revision ? head : undefined;
+  };
+
+  /** Revisions and chain links for an append on top of `head`, computed here. */
+  const chain = (args: AppendArgs, head: StreamHead | 'new'): ChainedRow[] => {
+    let revision = head === 'new' ? -1n : head.revision;
+    let prevHash = head === 'new' ? null : head.hash;
+    return args.events.map((event) => {
+      revision += 1n;
+      const hash = chainHash(prevHash, revision, event.contentHash);
+      const row: ChainedRow = {
+        stream_id: args.streamId,
+        stream_revision: revision.toString(),
+        event_id: event.id,
+        event_type: event.type,
+        data: event.data,
+        metadata: event.metadata,
+        prev_hash: prevHash,
+        hash,
+      };
+      prevHash = hash;
+      return row;
+    });
+  };
+
+  /** The fast path; undefined when it does not apply or lost a race (then: the general path). */
+  const appendFast = async (
+    args: AppendArgs,
+    expected: ExpectedRevision,
+  ): Promise<AppendResult | undefined> => {
+    const head = knownHead(args.streamId, expected);
+    if (head === undefined) return undefined;
+    const rows = chain(args, head);
+    try {
+      const last = await committer.submit(rows);
+      const lastRow = rows.at(-1);
+      if (lastRow)
+        heads.remember(args.streamId, {
+          revision: BigInt(lastRow.stream_revision),
+          hash: lastRow.hash,
+        });
+      return {
+        nextRevision: BigInt(last.stream_revision),
+        position: encodePosition(BigInt(last.transaction_id), BigInt(last.position)),
+      };
+    } catch (error) {
+      // Someone else wrote first (or these ids exist): the general path tells which.
+      if (isUniqueViolation(error)) {
+        heads.forget(args.streamId);
+        return undefined;
+      }
+      throw mapDatabaseError(error);
+    }
+  };
+
+  /** The general path, through append_events; retried when it races a fast-path writer. */
+  const appendGeneral = async (
+    db: Queryable,
+    args: AppendArgs,
+    expected: ExpectedRevision,
+    committed: boolean,
+  ) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const row = await appendEvents(db, args, named);
+        const outcome = interpret(row, args.streamId, expected);
+        if (committed && row.last_hash !== null && row.next_revision !== null) {
+          heads.remember(args.streamId, {
+            revision: BigInt(row.next_revision),
+            hash: row.last_hash,
+          });
+        }
+        return outcome;
+      } catch (error) {
+        // A fast-path writer took the revision between our read and insert; each lost race is
+        // someone else's progress, so this ends.
+        if (committed && attempt < 50 && isUniqueViolation(error, 'events_stream_revision_key'))
+          continue;
+        return failure(error, args);
+      }
+    }
+  };
+
+  const failure = async (error: unknown, args: AppendArgs): Promise<never> => {
+    if (isUniqueViolation(error, 'events_event_id_key')) {
+      // An id beyond the first was reused; the first is checked inside append_events.
+      const ids = args.events.map((event) => event.id);
+      const owner = await selectEventOwner(database.pool, ids).catch(() => undefined);
+      throw new DuplicateEventId(
+        owner?.event_id ?? ids.join(', '),
+        owner?.stream_id ?? args.streamId,
+      );
+    }
+    throw mapDatabaseError(error);
+  };
+
+  const interpret = (
+    row: AppendRow,
+    streamId: string,
+    expected: AppendOptions['expectedRevision'],
+  ): { result: AppendResult; wrote: boolean } => {
+    switch (row.outcome) {
+      case 'appended':
+      case 'idempotent':
+        if (row.next_revision === null || row.transaction_id === null || row.last_position === null)
+          break;
+        return {
+          result: {
+            nextRevision: BigInt(row.next_revision),
+            position: encodePosition(BigInt(row.transaction_id), BigInt(row.last_position)),
+          },
+          wrote: row.outcome === 'appended',
+        };
+      case 'wrong_expected_version':
+        throw new WrongExpectedVersion(
+          streamId,
+          expected,
+          row.actual_revision === null ? null : BigInt(row.actual_revision),
+        );
+      case 'duplicate_event_id':
+        throw new DuplicateEventId(row.conflict_event ?? '?', row.conflict_stream ?? '?');
+    }
+    throw new CogitaveError(
+      'INTERNAL',
+      `append_events returned an unexpected row (${row.outcome})`,
+    );
+  };
+
+  const store: PostgresEventStore = {
+    kind: database.kind,
+
+    append: async (streamId, events, appendOptions) => {
+      const args = prepare(streamId, events, appendOptions);
+      const expected = appendOptions.expectedRevision;
+      const fast = await appendFast(args, expected);
+      if (fast) {
+        wake.appended();
+        return fast;
+      }
+      const { result, wrote } = await appendGeneral(database.pool, args, expected, true);
+      if (wrote) wake.appended();
+      return result;
+    },
+
+    // Never the fast path, and no head is remembered: the caller's transaction may roll back.
+    appendInTransaction: async (client, streamId, events, appendOptions) => {
+      const args = prepare(streamId, events, appendOptions);
+      return (await appendGeneral(client, args, appendOptions.expectedRevision, false)).result;
+    },
+
+    committed: () => {
+      wake.appended();
+    },
+
+    readStream: async (streamId, readOptions: ReadStreamOptions = {}): Promise<RecordedEvent[]> => {
+      validateReadStream(streamId, readOptions);
+      const events = await selectStream(
+        database.pool,
+        streamId,
+        readOptions.direction ?? 'forwards',
+        readOptions.fromRevision,
+        readOptions.maxCount ?? DEFAULT_READ_COUNT,
+      ).catch((error: unknown) => {
+        throw mapDatabaseError(error);
+      });
+      // A decider reads, then appends at the newest revision: remember it for the fast path.
+      const newest = events.reduce<RecordedEvent | undefined>(
+        (max, event) => (max && max.revision >= event.revision ? max : event),
+        undefined,
+      );
+      if (newest) heads.remember(streamId, { revision: newest.revision, hash: newest.hash });
+      return events;
+    },
+
+    readAll: async (readOptions: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
+      validateReadAll(readOptions);
+      const page = await selectLog(
+        database.pool,
+        readOptions.direction ?? 'forwards',
+        readOptions.fromPosition,
+        readOptions.maxCount ?? DEFAULT_READ_COUNT,
+        readOptions.filter,
+      ).catch((error: unknown) => {
+        throw mapDatabaseError(error);
+      });
+      return page.events;
+    },
+
+    subscribeToAll: (subscribeOptions = {}) => {
+      validateReadAll({ fromPosition: subscribeOptions.fromPosition });
+      const subscription = createPollingSubscription(
+        {
+          readPage: (after, maxCount, filter) =>
+            selectLog(database.pool, 'forwards', after, maxCount, filter),
+          wake,
+          pollIntervalMs,
+          batchSize,
+          logger,
+        },
+        subscribeOptions,
+      );
+      return subscriptions.track(subscription);
+    },
+
+    close: async () => {
+      await committer.drain();
+      await subscriptions.closeAll();
+      await wake.close();
+    },
+  };
+  return store;
+};

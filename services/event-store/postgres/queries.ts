@@ -1,0 +1,236 @@
+import type pg from 'pg';
+import { decodePosition, encodePosition } from '../position.js';
+import type { Direction, EventFilter, EventMetadata, Position, RecordedEvent } from '../types.js';
+
+/** Anything that runs a query: the pool, or a client inside a caller's transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+interface EventRow {
+  position: string;
+  transaction_id: string;
+  stream_id: string;
+  stream_revision: string;
+  event_id: string;
+  event_type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  prev_hash: string | null;
+  hash: string;
+}
+
+const EVENT_COLUMNS = `position, transaction_id, stream_id, stream_revision, event_id, event_type,
+  data, metadata, prev_hash, hash`;
+
+const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: row.event_id,
+  streamId: row.stream_id,
+  revision: BigInt(row.stream_revision),
+  position: encodePosition(BigInt(row.transaction_id), BigInt(row.position)),
+  type: row.event_type,
+  data: row.data,
+  metadata: row.metadata,
+  prevHash: row.prev_hash,
+  hash: row.hash,
+});
+
+export interface AppendRow {
+  outcome: 'appended' | 'idempotent' | 'wrong_expected_version' | 'duplicate_event_id';
+  next_revision: string | null;
+  transaction_id: string | null;
+  last_position: string | null;
+  actual_revision: string | null;
+  conflict_stream: string | null;
+  conflict_event: string | null;
+  last_hash: string | null;
+}
+
+export interface PreparedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+  readonly contentHash: string;
+}
+
+export interface AppendArgs {
+  readonly streamId: string;
+  /** 'any' | 'no_stream' | 'stream_exists' | a revision as decimal text. */
+  readonly expected: string;
+  readonly events: readonly PreparedEvent[];
+}
+
+/**
+ * The general append (see append_events in the migration): one round trip; the batch travels
+ * as one JSON document (cheaper than five typed arrays). A named statement is parsed and
+ * planned once per connection (`named` is false for PGlite, whose pg shim mishandles them).
+ */
+export const appendEvents = async (
+  db: Queryable,
+  args: AppendArgs,
+  named = true,
+): Promise<AppendRow> => {
+  const result = await db.query<AppendRow>({
+    ...(named ? { name: 'cogitave_append_events' } : {}),
+    text: 'SELECT * FROM event_store.append_events($1, $2, $3::jsonb)',
+    values: [args.streamId, args.expected, JSON.stringify(args.events)],
+  });
+  const row = result.rows[0];
+  if (!row) throw new Error('append_events returned no row');
+  return row;
+};
+
+/** A row whose revision and chain links the adapter computed from a known stream head. */
+export interface ChainedRow {
+  readonly stream_id: string;
+  readonly stream_revision: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+  readonly prev_hash: string | null;
+  readonly hash: string;
+}
+
+export interface InsertedRow {
+  readonly stream_id: string;
+  readonly stream_revision: string;
+  readonly position: string;
+  readonly transaction_id: string;
+}
+
+/**
+ * The fast path: a plain multi-row INSERT, for rows of one or many appends. No lock is
+ * needed: the unique (stream_id, stream_revision) index refuses a row whose revision another
+ * writer took first (SQLSTATE 23505), and the adapter then takes the general path.
+ */
+export const insertChained = async (
+  db: Queryable,
+  rows: readonly ChainedRow[],
+  named = true,
+): Promise<InsertedRow[]> => {
+  const result = await db.query<InsertedRow>({
+    ...(named ? { name: 'cogitave_insert_chained' } : {}),
+    text: `INSERT INTO event_store.events
+             (transaction_id, stream_id, stream_revision, event_id, event_type, data, metadata, prev_hash, hash)
+           SELECT pg_current_xact_id(), r.stream_id, r.stream_revision, r.event_id, r.event_type, r.data,
+                  r.metadata, r.prev_hash, r.hash
+             FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (stream_id text, stream_revision bigint,
+                  event_id uuid, event_type text, data jsonb, metadata jsonb, prev_hash text, hash text))
+                  WITH ORDINALITY AS r(stream_id, stream_revision, event_id, event_type, data, metadata,
+                  prev_hash, hash, ord)
+            ORDER BY r.ord
+           RETURNING stream_id, stream_revision, position, transaction_id`,
+    values: [JSON.stringify(rows)],
+  });
+  return result.rows;
+};
+
+/** Which stream already holds one of these ids (after a unique violation on event_id). */
+export const selectEventOwner = async (
+  db: Queryable,
+  ids: readonly string[],
+): Promise<{ event_id: string; stream_id: string } | undefined> => {
+  const result = await db.query<{ event_id: string; stream_id: string }>(
+    'SELECT event_id, stream_id FROM event_store.events WHERE event_id = ANY($1::uuid[]) LIMIT 1',
+    [ids],
+  );
+  return result.rows[0];
+};
+
+export const selectStream = async (
+  db: Queryable,
+  streamId: string,
+  direction: Direction,
+  fromRevision: bigint | undefined,
+  maxCount: number,
+): Promise<RecordedEvent[]> => {
+  const forwards = direction === 'forwards';
+  const result = await db.query<EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM event_store.events
+      WHERE stream_id = $1 AND ($2::bigint IS NULL OR stream_revision ${forwards ? '>=' : '<='} $2::bigint)
+      ORDER BY stream_revision ${forwards ? 'ASC' : 'DESC'} LIMIT $3`,
+    [streamId, fromRevision?.toString() ?? null, maxCount],
+  );
+  return result.rows.map(toRecordedEvent);
+};
+
+export interface LogPage {
+  readonly events: RecordedEvent[];
+  /**
+   * Forwards only: the last visible position of the whole log when this page reached its end,
+   * so a filtered subscription can move past events it does not want without re-scanning them.
+   */
+  readonly scannedTo: Position | null;
+}
+
+/**
+ * A page of the global log in (transaction_id, position) order. Only rows of transactions
+ * older than the oldest still running are visible: a transaction that commits late can then
+ * never slip in behind a reader's checkpoint.
+ */
+export const selectLog = async (
+  db: Queryable,
+  direction: Direction,
+  after: Position | undefined,
+  maxCount: number,
+  filter: EventFilter | undefined,
+): Promise<LogPage> => {
+  const forwards = direction === 'forwards';
+  const params: unknown[] = [maxCount];
+  const where: string[] = ['e.transaction_id < h.xmin'];
+  if (after !== undefined) {
+    const { major, minor } = decodePosition(after);
+    params.push(major.toString(), minor.toString());
+    where.push(
+      `(e.transaction_id, e.position) ${forwards ? '>' : '<'} ($2::text::xid8, $3::bigint)`,
+    );
+  }
+  if (filter?.streamPrefixes?.length) {
+    params.push(filter.streamPrefixes.map((prefix) => `${prefix.replace(/[\\%_]/g, '\\$&')}%`));
+    where.push(`e.stream_id LIKE ANY ($${params.length}::text[])`);
+  }
+  if (filter?.eventTypes?.length) {
+    params.push(filter.eventTypes);
+    where.push(`e.event_type = ANY ($${params.length}::text[])`);
+  }
+  const order = forwards ? 'ASC' : 'DESC';
+  const filtered =
+    (filter?.streamPrefixes?.length ?? 0) > 0 || (filter?.eventTypes?.length ?? 0) > 0;
+  const wantEnd = forwards && filtered;
+  const columns = EVENT_COLUMNS.split(',').map((column) => `e.${column.trim()}`);
+  // One statement, one snapshot: the page and the log's visible end are read together.
+  const result = await db.query<
+    Partial<EventRow> & { end_tx: string | null; end_position: string | null }
+  >(
+    `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+     page AS (
+       SELECT ${columns.join(', ')}
+         FROM event_store.events e, h
+        WHERE ${where.join(' AND ')}
+        ORDER BY e.transaction_id ${order}, e.position ${order}
+        LIMIT $1),
+     log_end AS (
+       SELECT e.transaction_id, e.position FROM event_store.events e, h
+        WHERE ${wantEnd ? 'e.transaction_id < h.xmin' : 'false'}
+        ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1)
+     SELECT page.*, log_end.transaction_id AS end_tx, log_end.position AS end_position
+       FROM (SELECT 1) AS one
+       LEFT JOIN page ON true
+       LEFT JOIN log_end ON true
+      ORDER BY page.transaction_id ${order}, page.position ${order}`,
+    params,
+  );
+  const rows = result.rows.filter((row): row is EventRow & typeof row => row.event_id != null);
+  const endRow = result.rows[0];
+  const scannedTo =
+    wantEnd && rows.length < maxCount && endRow?.end_tx && endRow.end_position
+      ? encodePosition(BigInt(endRow.end_tx), BigInt(endRow.end_position))
+      : null;
+  return { events: rows.map(toRecordedEvent), scannedTo };
+};
+
+export const notifyChannel = 'cogitave_events';
+
+export const sendNotify = async (db: Queryable): Promise<void> => {
+  await db.query(`SELECT pg_notify('${notifyChannel}', '')`);
+};

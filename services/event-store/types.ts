@@ -1,0 +1,109 @@
+/**
+ * The event store port. Both adapters (Postgres and EventStoreDB) implement it and pass the
+ * same contract suite (test/int/event-store/contract.ts).
+ */
+
+/**
+ * An opaque, totally ordered, checkpointable position in the global log. Compare positions
+ * with `comparePositions`; store them as the string they are.
+ */
+export type Position = string & { readonly __brand: 'Position' };
+
+/** `nextRevision` of the last append, or one of the named expectations. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+/** Metadata every event carries. Time and ids come from the command, never from the store. */
+export interface EventMetadata {
+  readonly actor: string;
+  readonly correlationId: string;
+  readonly causationId: string;
+  /** ISO-8601 timestamp of the decision that produced the event. */
+  readonly at: string;
+  readonly [extra: string]: unknown;
+}
+
+export interface EventToAppend<Type extends string = string, Data = unknown> {
+  /** A UUID. Re-appending the same ids at the same revision is an idempotent success. */
+  readonly id: string;
+  readonly type: Type;
+  readonly data: Data;
+  readonly metadata: EventMetadata;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  readonly id: string;
+  readonly streamId: string;
+  /** 0-based revision within the stream. */
+  readonly revision: bigint;
+  readonly position: Position;
+  readonly type: Type;
+  readonly data: Data;
+  readonly metadata: EventMetadata;
+  /** Hash of the previous event of the stream; null for revision 0. */
+  readonly prevHash: string | null;
+  /** sha256 over prevHash, revision and the event's canonical JSON (see hash-chain.ts). */
+  readonly hash: string;
+}
+
+export interface AppendOptions {
+  readonly expectedRevision: ExpectedRevision;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream: pass it as the next `expectedRevision`. */
+  readonly nextRevision: bigint;
+  /** Position of the last appended event. */
+  readonly position: Position;
+}
+
+export type Direction = 'forwards' | 'backwards';
+
+export interface ReadStreamOptions {
+  readonly direction?: Direction;
+  /** Inclusive start revision (default: first event forwards, last event backwards). */
+  readonly fromRevision?: bigint;
+  readonly maxCount?: number;
+}
+
+/** Selects events of the global log. Both lists are ORed within themselves and ANDed together. */
+export interface EventFilter {
+  readonly streamPrefixes?: readonly string[];
+  readonly eventTypes?: readonly string[];
+}
+
+export interface ReadAllOptions {
+  readonly direction?: Direction;
+  /** Exclusive: events strictly after (forwards) or before (backwards) this position. */
+  readonly fromPosition?: Position;
+  readonly maxCount?: number;
+  readonly filter?: EventFilter;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive checkpoint: delivery resumes strictly after it. Omitted: from the start. */
+  readonly fromPosition?: Position;
+  readonly filter?: EventFilter;
+  readonly signal?: AbortSignal;
+  /** Called once when the subscription has read everything committed so far. */
+  readonly onCaughtUp?: () => void;
+}
+
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  /** Ends the iteration; pending `next()` calls resolve as done. */
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'pglite' | 'esdb';
+  append(
+    streamId: string,
+    events: readonly EventToAppend[],
+    options: AppendOptions,
+  ): Promise<AppendResult>;
+  /** Events of one stream; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catches up from the checkpoint, then follows new events until closed or aborted. */
+  subscribeToAll(options?: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
