@@ -6,6 +6,7 @@ import { configCommand } from './commands/config.js';
 import { eventsCommand } from './commands/events.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
+import { verifyCommand } from './commands/verify.js';
 
 // sysexits-style codes, so scripts can tell a usage error from an outage.
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
@@ -26,6 +27,7 @@ const program = new Command('cogitave')
   .addCommand(serveCommand)
   .addCommand(migrateCommand)
   .addCommand(eventsCommand)
+  .addCommand(verifyCommand)
   .addCommand(configCommand);
 
 for (const command of program.commands) {
