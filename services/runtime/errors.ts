@@ -9,7 +9,12 @@ export type ErrorCode =
   | 'DUPLICATE_EVENT_ID'
   | 'NOT_FOUND'
   | 'UNAVAILABLE'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  // The command is well-formed but the current state refuses it (lifecycle rules, a pending
+  // proposal, a closed request): change the state or the command, retrying as is won't help.
+  | 'FAILED_PRECONDITION'
+  // The actor may not do this (approving their own proposal, withdrawing someone else's request).
+  | 'PERMISSION_DENIED';
 
 export class CogitaveError extends Error {
   readonly code: ErrorCode;

@@ -1,0 +1,109 @@
+import type { Evidence } from '../../lifecycle/evidence.js';
+import type { Stage } from '../../lifecycle/stages.js';
+import type { ExpectedRevision } from '../event-store/types.js';
+import type { AcceptanceCriterion, ApprovalChannel, Priority, RequestLink } from './events.js';
+
+/**
+ * Who, when and which attempt: every command carries it, so deciders stay pure. `commandId`
+ * is a UUID chosen by the caller; event ids are derived from it, so a retried command (same
+ * commandId) appends nothing new.
+ */
+export interface CommandMetadata {
+  readonly commandId: string;
+  readonly actor: string;
+  /** ISO-8601 with offset. */
+  readonly at: string;
+  readonly correlationId?: string | undefined;
+  readonly causationId?: string | undefined;
+}
+
+export interface IntakeInput {
+  readonly title: string;
+  readonly problem: string;
+  readonly product: string;
+  readonly requester: string;
+  /** Plain texts; ids `ac-1…` are assigned in order. */
+  readonly acceptanceCriteria: readonly string[];
+  readonly links?: readonly RequestLink[] | undefined;
+  readonly priority?: Priority | undefined;
+}
+
+export interface StageAdvanceInput {
+  readonly requestId: string;
+  readonly toStage: Stage;
+  readonly evidence: Evidence;
+  readonly rationale: string;
+  /** Optimistic concurrency: the request revision the proposer decided on. */
+  readonly expectedRevision?: ExpectedRevision | undefined;
+}
+
+export interface ProposalDecisionInput {
+  readonly requestId: string;
+  readonly proposalId: string;
+  /** GitHub login or local maintainer name. */
+  readonly decidedBy: string;
+  readonly via: ApprovalChannel;
+  readonly reason?: string | undefined;
+  readonly mergeCommitSha?: string | null | undefined;
+}
+
+export interface CommandResult {
+  readonly requestId: string;
+  /** Revision of the request stream after the command. */
+  readonly revision: bigint;
+}
+
+export type { AcceptanceCriterion };
+
+export interface IntakeIssueInput {
+  readonly requestId: string;
+  readonly repository: string;
+  readonly issueNumber: number;
+  readonly issueUrl: string;
+}
+
+export interface ProposalPullRequestInput {
+  readonly requestId: string;
+  readonly proposalId: string;
+  readonly repository: string;
+  readonly branch: string;
+  readonly pullNumber: number;
+  readonly pullUrl: string;
+}
+
+export interface IntakeDecisionInput {
+  readonly requestId: string;
+  readonly decidedBy: string;
+  readonly via: ApprovalChannel;
+  readonly reason: string;
+}
+
+export interface WithdrawInput {
+  readonly requestId: string;
+  readonly reason: string;
+}
+
+/**
+ * The write side of requests, as the gateway tools, the GitHub reactor, the webhook receiver
+ * and the local approval CLI call it. Each handler loads the request, decides, and appends
+ * with the revision it decided on; a refused command throws a typed error and appends nothing.
+ * Recording what already happened (the same issue, the same approval) again is a no-op, so
+ * redelivered webhooks and restarted reactors are safe.
+ */
+export interface RequestCommandHandlers {
+  proposeIntake(input: IntakeInput, meta: CommandMetadata): Promise<CommandResult>;
+  proposeStageAdvance(
+    input: StageAdvanceInput,
+    meta: CommandMetadata,
+  ): Promise<CommandResult & { readonly proposalId: string }>;
+  recordIntakeIssue(input: IntakeIssueInput, meta: CommandMetadata): Promise<CommandResult>;
+  recordProposalPullRequest(
+    input: ProposalPullRequestInput,
+    meta: CommandMetadata,
+  ): Promise<CommandResult>;
+  /** Appends StageAdvanceApproved then StageAdvanced. */
+  approveProposal(input: ProposalDecisionInput, meta: CommandMetadata): Promise<CommandResult>;
+  rejectProposal(input: ProposalDecisionInput, meta: CommandMetadata): Promise<CommandResult>;
+  rejectIntake(input: IntakeDecisionInput, meta: CommandMetadata): Promise<CommandResult>;
+  withdraw(input: WithdrawInput, meta: CommandMetadata): Promise<CommandResult>;
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { FORWARD_STAGES, type Stage } from '../../../lifecycle/stages.js';
+import type { Evidence } from '../../../lifecycle/evidence.js';
+import type { CommandMetadata } from '../../../services/requests/commands.js';
+import { decide, type RequestCommand } from '../../../services/requests/decide.js';
+import type { RequestEvent } from '../../../services/requests/events.js';
+import { foldEvents, type RequestState } from '../../../services/requests/state.js';
+import { EVIDENCE_TO_LEAVE, INTAKE, OWNER } from '../lifecycle/fixtures.js';
+
+/** Givens for Request decider specs: events as they would be stored, and commands. */
+
+export const REQUEST_ID = 'req-2026-0001';
+export const MAINTAINER = 'maintainer:bob';
+export { OWNER };
+
+export const meta = (actor = OWNER): CommandMetadata => ({
+  commandId: randomUUID(),
+  actor,
+  at: '2026-11-30T08:00:00.000Z',
+});
+
+export const pid = (n: number): string => `${REQUEST_ID}-p${n}`;
+
+export const requestProposed = (): RequestEvent => ({
+  type: 'RequestProposed',
+  data: {
+    requestId: REQUEST_ID,
+    title: INTAKE.title,
+    problem: INTAKE.problem,
+    product: INTAKE.product,
+    requester: INTAKE.requester,
+    acceptanceCriteria: INTAKE.acceptanceCriteria,
+    links: [],
+    priority: 'medium',
+    proposedBy: OWNER,
+  },
+});
+
+export const stageAdvanceProposed = (
+  n: number,
+  fromStage: Stage,
+  toStage: Stage,
+  evidence: Evidence = EVIDENCE_TO_LEAVE[fromStage],
+  proposedBy = OWNER,
+): RequestEvent => ({
+  type: 'StageAdvanceProposed',
+  data: {
+    requestId: REQUEST_ID,
+    proposalId: pid(n),
+    fromStage,
+    toStage,
+    evidence,
+    rationale: `Move from ${fromStage} to ${toStage}.`,
+    proposedBy,
+  },
+});
+
+export const approvedAndAdvanced = (
+  n: number,
+  fromStage: Stage,
+  toStage: Stage,
+  by = MAINTAINER,
+): RequestEvent[] => [
+  {
+    type: 'StageAdvanceApproved',
+    data: {
+      requestId: REQUEST_ID,
+      proposalId: pid(n),
+      approvedBy: by,
+      via: 'github',
+      mergeCommitSha: null,
+    },
+  },
+  {
+    type: 'StageAdvanced',
+    data: { requestId: REQUEST_ID, proposalId: pid(n), fromStage, toStage },
+  },
+];
+
+/** A proposal of n from → to, approved. */
+export const moved = (n: number, from: Stage, to: Stage): RequestEvent[] => [
+  stageAdvanceProposed(n, from, to),
+  ...approvedAndAdvanced(n, from, to),
+];
+
+const forwardTo = (stage: Stage): RequestEvent[] => {
+  const index = FORWARD_STAGES.indexOf(stage as (typeof FORWARD_STAGES)[number]);
+  return FORWARD_STAGES.slice(0, index).flatMap((from, i) =>
+    moved(i + 1, from, FORWARD_STAGES[i + 1]!),
+  );
+};
+
+/** A stored history that reaches `stage` through approved proposals (deferred: from `resumeStage`). */
+export const historyTo = (stage: Stage, resumeStage: Stage = 'accepted'): RequestEvent[] => {
+  const intake = requestProposed();
+  switch (stage) {
+    case 'deferred': {
+      const before = forwardTo(resumeStage);
+      return [intake, ...before, ...moved(before.length / 3 + 1, resumeStage, 'deferred')];
+    }
+    case 'rejected':
+      return [
+        intake,
+        {
+          type: 'IntakeRejected',
+          data: {
+            requestId: REQUEST_ID,
+            rejectedBy: MAINTAINER,
+            via: 'github',
+            reason: 'Out of scope.',
+          },
+        },
+      ];
+    case 'withdrawn':
+      return [
+        intake,
+        {
+          type: 'RequestWithdrawn',
+          data: { requestId: REQUEST_ID, withdrawnBy: OWNER, reason: 'No longer needed.' },
+        },
+      ];
+    case 'superseded':
+      return [intake, ...moved(1, 'proposed', 'superseded')];
+    default:
+      return [intake, ...forwardTo(stage)];
+  }
+};
+
+export const given = (...events: readonly RequestEvent[]): RequestState => foldEvents(events);
+
+/** decide's outcome as data: the events, or the thrown error. */
+export const outcome = (command: RequestCommand, state: RequestState): RequestEvent[] | Error => {
+  try {
+    return decide(command, state);
+  } catch (error) {
+    return error as Error;
+  }
+};

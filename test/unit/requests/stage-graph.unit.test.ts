@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { STAGES, TERMINAL_STAGES } from '../../../lifecycle/stages.js';
+import { decide } from '../../../services/requests/decide.js';
+import { RequestClosed, TransitionNotAllowed } from '../../../services/requests/errors.js';
+import { EVIDENCE_TO_LEAVE, EXPECTED_PROPOSABLE } from '../lifecycle/fixtures.js';
+import { given, historyTo, MAINTAINER, meta, REQUEST_ID } from './fixtures.js';
+
+/**
+ * Every (stage, target) pair through the decider: a request really in `from` (built from
+ * stored events), a proposal to `to` with the evidence that leaves `from`. Allowed pairs must
+ * produce a proposal whose approval lands in `to`; every other pair must be refused with the
+ * allowed stages, appending nothing.
+ */
+describe('decider over the stage graph', () => {
+  for (const from of STAGES) {
+    for (const to of STAGES) {
+      const allowed = EXPECTED_PROPOSABLE[from].includes(to);
+      const closed = TERMINAL_STAGES.includes(from);
+      const expectation = allowed
+        ? `${to} after approval`
+        : closed
+          ? 'RequestClosed'
+          : 'TransitionNotAllowed';
+      it(`given a request in ${from}, when ${to} is proposed and approved, then ${expectation}`, () => {
+        const history = historyTo(from);
+        const state = given(...history);
+        const command = {
+          type: 'ProposeStageAdvance' as const,
+          input: {
+            requestId: REQUEST_ID,
+            toStage: to,
+            evidence: EVIDENCE_TO_LEAVE[from],
+            rationale: 'Table-driven move.',
+          },
+          meta: meta(),
+        };
+        if (!allowed) {
+          expect(() => decide(command, state)).toThrow(
+            closed ? RequestClosed : TransitionNotAllowed,
+          );
+          if (!closed) {
+            expect(() => decide(command, state)).toThrow(
+              `Stages a proposal may target from "${from}": ${EXPECTED_PROPOSABLE[from].join(', ')}.`,
+            );
+          }
+          return;
+        }
+        const proposal = decide(command, state);
+        const afterProposal = given(...history, ...proposal);
+        const proposalId = afterProposal.pendingProposalId!;
+        const approval = decide(
+          {
+            type: 'ApproveProposal',
+            input: { requestId: REQUEST_ID, proposalId, decidedBy: MAINTAINER, via: 'github' },
+            meta: meta(MAINTAINER),
+          },
+          afterProposal,
+        );
+        expect(approval.at(-1)).toEqual({
+          type: 'StageAdvanced',
+          data: { requestId: REQUEST_ID, proposalId, fromStage: from, toStage: to },
+        });
+        expect(given(...history, ...proposal, ...approval).stage).toBe(to);
+      });
+    }
+  }
+});
