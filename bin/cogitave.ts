@@ -5,12 +5,16 @@ import { isCogitaveError, type ErrorCode } from '../services/runtime/errors.js';
 import { configCommand } from './commands/config.js';
 import { eventsCommand } from './commands/events.js';
 import { migrateCommand } from './commands/migrate.js';
+import { proposalsCommand } from './commands/proposals.js';
 import { serveCommand } from './commands/serve.js';
 import { verifyCommand } from './commands/verify.js';
 
 // sysexits-style codes, so scripts can tell a usage error from an outage.
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   INVALID_ARGUMENT: 2,
+  FAILED_PRECONDITION: 65,
+  WRONG_EXPECTED_VERSION: 75,
+  PERMISSION_DENIED: 77,
   NOT_FOUND: 66,
   UNAVAILABLE: 69,
   CONFIG_INVALID: 78,
@@ -28,6 +32,7 @@ const program = new Command('cogitave')
   .addCommand(migrateCommand)
   .addCommand(eventsCommand)
   .addCommand(verifyCommand)
+  .addCommand(proposalsCommand)
   .addCommand(configCommand);
 
 for (const command of program.commands) {

@@ -19,6 +19,7 @@ export const serveCommand = new Command('serve')
     const config = loadConfig();
     const logger = commandLogger(config, false);
     const app = await createApp(config, logger);
+    const { github } = app;
     let http;
     try {
       http = await startHttpServer({
@@ -30,12 +31,24 @@ export const serveCommand = new Command('serve')
             name: 'database',
             probe: async () => (await app.database.pool.query('SELECT 1 AS ok')).rowCount === 1,
           },
+          // Ready while the reactor runs (retrying GitHub included: the gateway still serves);
+          // not ready once it has stopped for good.
+          ...(github
+            ? [
+                {
+                  name: 'github-reactor',
+                  probe: () => Promise.resolve(github.reactor.status().state !== 'stopped'),
+                },
+              ]
+            : []),
         ],
+        routes: github ? [github.webhooks.route] : [],
       });
     } catch (error) {
       await app.close();
       throw error;
     }
+    github?.reactor.start();
     logger.info(
       {
         role: flags.role,
@@ -43,6 +56,7 @@ export const serveCommand = new Command('serve')
         database: app.database.kind,
         location: app.database.location,
         eventStore: app.eventStore.kind,
+        approvals: github ? `github ${github.settings.repository}` : 'local',
       },
       'cogitave ready',
     );

@@ -8,11 +8,20 @@ export interface ReadinessCheck {
   readonly probe: () => Promise<boolean>;
 }
 
+/** An extra endpoint (e.g. the GitHub webhook receiver): one exact path, any method. */
+export interface HttpRoute {
+  readonly path: string;
+  /** Answers the request itself, method checks included. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
 export interface HttpServerOptions {
   readonly host: string;
   readonly port: number;
   readonly logger: Logger;
   readonly readiness: readonly ReadinessCheck[];
+  /** Mounted beside /healthz and /readyz, which they cannot replace. */
+  readonly routes?: readonly HttpRoute[];
 }
 
 export interface RunningHttpServer {
@@ -62,6 +71,11 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
       );
       const ready = checks.every((check) => check.ok);
       sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
+      return;
+    }
+    const route = options.routes?.find((candidate) => candidate.path === path);
+    if (route) {
+      await route.handle(req, res);
       return;
     }
     sendProblem(res, 404, 'Not Found', `No route for ${path}; try /healthz or /readyz`);

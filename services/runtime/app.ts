@@ -3,6 +3,13 @@ import { migrate } from '../database/migrate.js';
 import { mapDatabaseError } from '../database/transient.js';
 import { createPostgresEventStore, eventStoreMigrations } from '../event-store/postgres/adapter.js';
 import type { EventStore } from '../event-store/types.js';
+import { githubReactorMigrations } from '../github/checkpoint.js';
+import {
+  createGitHubIntegration,
+  githubSettingsFromConfig,
+  type GitHubIntegration,
+} from '../github/index.js';
+import { createRequestCommandHandlers } from '../requests/handlers.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 
@@ -15,6 +22,11 @@ export interface App {
   readonly logger: Logger;
   readonly database: Database;
   readonly eventStore: EventStore;
+  /**
+   * GitHub mode: the reactor (not started; `serve` starts it) and the webhook receiver.
+   * Undefined in local approval mode (no GitHub credentials configured).
+   */
+  readonly github: GitHubIntegration | undefined;
   close(): Promise<void>;
 }
 
@@ -26,9 +38,11 @@ export const createApp = async (config: Config, logger: Logger): Promise<App> =>
     logger,
   });
   try {
-    await migrate(database.pool, [eventStoreMigrations], logger).catch((error: unknown) => {
-      throw mapDatabaseError(error);
-    });
+    await migrate(database.pool, [eventStoreMigrations, githubReactorMigrations], logger).catch(
+      (error: unknown) => {
+        throw mapDatabaseError(error);
+      },
+    );
     const eventStore = config.eventStoreUrl
       ? // Loaded on demand: the gRPC client is heavy and only production topologies use it.
         (await import('../event-store/esdb/adapter.js')).createEsdbEventStore({
@@ -36,12 +50,24 @@ export const createApp = async (config: Config, logger: Logger): Promise<App> =>
           logger,
         })
       : createPostgresEventStore({ database, logger, pollIntervalMs: config.pollIntervalMs });
+    const githubSettings = githubSettingsFromConfig(config);
+    const github = githubSettings
+      ? createGitHubIntegration({
+          settings: githubSettings,
+          database,
+          eventStore,
+          handlers: createRequestCommandHandlers({ eventStore }),
+          logger,
+        })
+      : undefined;
     return {
       config,
       logger,
       database,
       eventStore,
+      github,
       close: async () => {
+        await github?.reactor.stop();
         await eventStore.close();
         await database.close();
       },

@@ -27,6 +27,47 @@ const wholeNumber = (min: number, max: number, fallback: number) => {
     .default(fallback);
 };
 
+/**
+ * A secret setting. It prints, logs and serialises as `[redacted]` (so `cogitave config`, pino
+ * and error messages cannot leak it); `reveal()` hands the value to the one client that needs it.
+ */
+export class Secret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return '[redacted]';
+  }
+  toJSON(): string {
+    return '[redacted]';
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return 'Secret([redacted])';
+  }
+}
+
+const secret = (rule: z.ZodType<string>) => rule.transform((value) => new Secret(value)).optional();
+
+const optionalId = z
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*\d+\s*$/)
+        .transform(Number),
+    ],
+    {
+      error: 'must be a positive whole number',
+    },
+  )
+  .pipe(z.number().int().positive({ error: 'must be a positive whole number' }))
+  .optional();
+
 const settings = {
   databaseUrl: {
     env: 'DATABASE_URL',
@@ -81,6 +122,68 @@ const settings = {
       .default('info'),
     doc: 'Log level of the JSON logs written to stderr.',
   },
+  githubRepository: {
+    env: 'GITHUB_REPOSITORY',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'must be owner/name')
+      .optional(),
+    doc: 'GitHub repository (owner/name) that receives intake issues and proposal pull requests.',
+  },
+  githubToken: {
+    env: 'GITHUB_TOKEN',
+    schema: secret(z.string().trim().min(1)),
+    doc: 'GitHub token (repo contents, issues, pull requests). Set it or the GITHUB_APP_* trio; either turns GitHub mode on.',
+  },
+  githubAppId: {
+    env: 'GITHUB_APP_ID',
+    schema: optionalId,
+    doc: 'GitHub App id, with GITHUB_APP_PRIVATE_KEY and GITHUB_APP_INSTALLATION_ID instead of GITHUB_TOKEN.',
+  },
+  githubAppPrivateKey: {
+    env: 'GITHUB_APP_PRIVATE_KEY',
+    schema: secret(
+      z
+        .string()
+        // One-line forms from .env files and secret stores: literal \n becomes a newline.
+        .transform((value) => value.replace(/\\n/g, '\n').trim())
+        .pipe(
+          z
+            .string()
+            .regex(
+              /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/,
+              'must be a PEM private key (-----BEGIN ... PRIVATE KEY-----; \\n escapes allowed)',
+            ),
+        ),
+    ),
+    doc: 'PEM private key of the GitHub App (newlines may be written as \\n).',
+  },
+  githubAppInstallationId: {
+    env: 'GITHUB_APP_INSTALLATION_ID',
+    schema: optionalId,
+    doc: 'Installation id of the GitHub App on the repository owner.',
+  },
+  githubApiUrl: {
+    env: 'GITHUB_API_URL',
+    schema: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    doc: 'GitHub REST API base URL. Unset: https://api.github.com (set it for GitHub Enterprise).',
+  },
+  githubWebhookSecret: {
+    env: 'GITHUB_WEBHOOK_SECRET',
+    schema: secret(z.string().min(1)),
+    doc: 'Secret of the repository webhook; POST /webhooks/github verifies X-Hub-Signature-256 with it. Required in GitHub mode.',
+  },
+  githubBaseBranch: {
+    env: 'GITHUB_BASE_BRANCH',
+    schema: z
+      .string()
+      .regex(/^[^\s~^:?*[\\]+$/, 'must be a branch name')
+      .optional(),
+    doc: "Branch proposal pull requests target. Unset: the repository's default branch.",
+  },
 } as const;
 
 type Settings = typeof settings;
@@ -88,7 +191,13 @@ export type Config = { readonly [K in keyof Settings]: z.output<Settings[K]['sch
 export type SettingName = keyof Settings;
 
 export const CONFIG_FILE_ENV = 'COGITAVE_CONFIG_FILE';
-const SECRET_SETTINGS: ReadonlySet<string> = new Set(['databaseUrl', 'eventStoreUrl']);
+const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'databaseUrl',
+  'eventStoreUrl',
+  'githubToken',
+  'githubAppPrivateKey',
+  'githubWebhookSecret',
+]);
 
 export const describeSettings = (): { env: string; key: string; doc: string }[] =>
   Object.entries(settings).map(([key, s]) => ({ env: s.env, key, doc: s.doc }));
@@ -156,6 +265,7 @@ export const loadConfig = (
       problems.push(`${source}: ${reason} (${shown})`);
     }
   }
+  if (problems.length === 0) problems.push(...checkGitHubSettings(config));
   if (problems.length > 0) {
     throw new CogitaveError(
       'CONFIG_INVALID',
@@ -164,4 +274,38 @@ export const loadConfig = (
     );
   }
   return Object.freeze(config) as Config;
+};
+
+/**
+ * GitHub mode is on when credentials are set (GITHUB_TOKEN or GITHUB_APP_ID), not merely
+ * GITHUB_REPOSITORY: GitHub Actions sets that one for every workflow run. Once on, it needs a
+ * repository, complete credentials and a webhook secret (without it approvals could never
+ * arrive, and local approval is off in GitHub mode).
+ */
+const checkGitHubSettings = (config: Partial<Config>): string[] => {
+  const token = config.githubToken !== undefined;
+  const app = [config.githubAppId, config.githubAppPrivateKey, config.githubAppInstallationId];
+  if (!token && app.every((value) => value === undefined)) return [];
+  const problems: string[] = [];
+  if (token && app.some((value) => value !== undefined)) {
+    problems.push('GITHUB_TOKEN: set either GITHUB_TOKEN or the GITHUB_APP_* settings, not both');
+  } else if (!token) {
+    const missing = [
+      'GITHUB_APP_ID',
+      'GITHUB_APP_PRIVATE_KEY',
+      'GITHUB_APP_INSTALLATION_ID',
+    ].filter((_name, index) => app[index] === undefined);
+    if (missing.length > 0) {
+      problems.push(`${missing.join(', ')}: required with the other GITHUB_APP_* settings`);
+    }
+  }
+  if (config.githubRepository === undefined) {
+    problems.push('GITHUB_REPOSITORY: required when GitHub credentials are set (owner/name)');
+  }
+  if (config.githubWebhookSecret === undefined) {
+    problems.push(
+      'GITHUB_WEBHOOK_SECRET: required when GitHub credentials are set (approvals arrive as signed webhooks)',
+    );
+  }
+  return problems;
 };

@@ -1,0 +1,426 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Webhooks } from '@octokit/webhooks';
+import { v5 as uuidv5 } from 'uuid';
+import { z } from 'zod';
+import { WrongExpectedVersion } from '../event-store/errors.js';
+import type { EventStore } from '../event-store/types.js';
+import type {
+  CommandMetadata,
+  CommandResult,
+  IntakeDecisionInput,
+  ProposalDecisionInput,
+  RequestCommandHandlers,
+} from '../requests/commands.js';
+import type { Secret } from '../runtime/config.js';
+import { isCogitaveError } from '../runtime/errors.js';
+import type { Logger } from '../runtime/logger.js';
+import { INTAKE_LABEL, markerIn, proposalIdOfBranch, requestIdOfProposal } from './markers.js';
+
+/**
+ * POST /webhooks/github: applies maintainers' decisions made on GitHub.
+ *
+ * - The signature (`X-Hub-Signature-256`) is checked on the raw body before anything else;
+ *   missing or wrong → 401 and nothing appended.
+ * - `pull_request.closed` on a proposal branch (`cogitave/<proposalId>`) of the configured
+ *   repository into its base branch: merged → `approveProposal` (by `merged_by`, with the merge
+ *   commit), unmerged → `rejectProposal`. Resolved by branch name, so a merge that arrives before
+ *   the reactor recorded the pull request still applies.
+ * - `issues.closed` as `not_planned` on an intake issue (marker) → `rejectIntake`.
+ * - Anything else → 200 "ignored", nothing appended, nothing recorded.
+ *
+ * A delivery (`X-GitHub-Delivery`, reused by redeliveries) is applied at most once: after its
+ * command, `GitHubDeliveryApplied` is appended to `github-delivery-<id>` with `no_stream`, and a
+ * delivery whose stream exists answers "already applied". The command id is derived from the
+ * delivery id, so a crash between the command and that record makes the redelivered command a
+ * no-op rather than a second decision.
+ */
+export const WEBHOOK_PATH = '/webhooks/github';
+export const DELIVERY_EVENT_TYPE = 'GitHubDeliveryApplied';
+export const deliveryStreamId = (deliveryId: string): string => `github-delivery-${deliveryId}`;
+
+/** Namespace of command and event ids derived from delivery ids. */
+const DELIVERY_NAMESPACE = '8c3f2a4e-2d7b-5e61-b0a9-4f5d6c7e8a90';
+/** GitHub caps payloads at 25 MB. */
+const MAX_BODY_BYTES = 25 * 1024 * 1024;
+const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
+
+export interface GitHubDeliveryApplied {
+  readonly type: typeof DELIVERY_EVENT_TYPE;
+  readonly data: {
+    readonly deliveryId: string;
+    readonly event: string;
+    readonly action: string;
+    readonly command: Decision['command'];
+    readonly requestId: string;
+    readonly proposalId?: string;
+    /** Revision of the request stream after the command. */
+    readonly requestRevision: string;
+  };
+}
+
+export interface WebhookReceiverOptions {
+  readonly secret: Secret;
+  /** owner/name: deliveries of other repositories are ignored. */
+  readonly repository: string;
+  /** Unset: the repository's default branch, as the payload states it. */
+  readonly baseBranch?: string | undefined;
+  readonly eventStore: EventStore;
+  readonly handlers: RequestCommandHandlers;
+  readonly logger: Logger;
+  readonly clock?: () => Date;
+}
+
+export type HeaderValue = string | readonly string[] | undefined;
+
+export interface WebhookRequest {
+  /** Lower-case header names, as node gives them. */
+  readonly headers: Readonly<Record<string, HeaderValue>>;
+  /** The body exactly as received: the signature covers these bytes. */
+  readonly rawBody: string;
+}
+
+export interface WebhookResponse {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** Matches the HTTP server's route shape. */
+export interface WebhookRoute {
+  readonly path: string;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+export interface WebhookReceiver {
+  receive(request: WebhookRequest): Promise<WebhookResponse>;
+  readonly route: WebhookRoute;
+}
+
+// Only the fields we read; everything else in the payload is left alone.
+const userSchema = z.object({ login: z.string().min(1) });
+const repositorySchema = z.object({ full_name: z.string(), default_branch: z.string().optional() });
+const pullRequestClosedSchema = z.object({
+  action: z.literal('closed'),
+  repository: repositorySchema,
+  sender: userSchema,
+  pull_request: z.object({
+    number: z.number(),
+    merged: z.boolean().nullable().optional(),
+    merged_by: userSchema.nullable().optional(),
+    merge_commit_sha: z.string().nullable().optional(),
+    head: z.object({ ref: z.string(), repo: z.object({ full_name: z.string() }).nullable() }),
+    base: z.object({ ref: z.string() }),
+  }),
+});
+const issueClosedSchema = z.object({
+  action: z.literal('closed'),
+  repository: repositorySchema,
+  sender: userSchema,
+  issue: z.object({
+    number: z.number(),
+    body: z.string().nullable().optional(),
+    state_reason: z.string().nullable().optional(),
+    labels: z.array(z.object({ name: z.string() })).optional(),
+  }),
+});
+
+type Decision =
+  | {
+      readonly command: 'approveProposal' | 'rejectProposal';
+      readonly input: ProposalDecisionInput;
+      readonly actor: string;
+    }
+  | {
+      readonly command: 'rejectIntake';
+      readonly input: IntakeDecisionInput;
+      readonly actor: string;
+    };
+
+type Routed = Decision | { readonly ignore: string };
+
+const header = (headers: WebhookRequest['headers'], name: string): string | undefined => {
+  const value = headers[name];
+  return typeof value === 'string' ? value : value?.[0];
+};
+
+const sameRepository = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+const problem = (status: number, title: string, detail: string): WebhookResponse => ({
+  status,
+  body: { type: 'about:blank', title, status, detail },
+});
+
+export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookReceiver => {
+  const { eventStore, handlers } = options;
+  const logger = options.logger.child({ component: 'github-webhooks' });
+  const clock = options.clock ?? (() => new Date());
+  const webhooks = new Webhooks({ secret: options.secret.reveal() });
+
+  const route = (name: string, payload: unknown): Routed => {
+    if (name === 'pull_request') {
+      const parsed = pullRequestClosedSchema.safeParse(payload);
+      if (!parsed.success) return { ignore: 'not a pull_request.closed delivery' };
+      const { repository, pull_request: pull, sender } = parsed.data;
+      if (!sameRepository(repository.full_name, options.repository)) {
+        return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
+      }
+      const proposalId = proposalIdOfBranch(pull.head.ref);
+      const requestId = proposalId === undefined ? undefined : requestIdOfProposal(proposalId);
+      if (proposalId === undefined || requestId === undefined) {
+        return { ignore: `branch ${pull.head.ref} is not a proposal branch` };
+      }
+      if (!pull.head.repo || !sameRepository(pull.head.repo.full_name, options.repository)) {
+        return { ignore: 'the head branch lives in another repository (a fork)' };
+      }
+      const base = options.baseBranch ?? repository.default_branch;
+      if (base !== undefined && pull.base.ref !== base) {
+        return { ignore: `pull request #${pull.number} targets ${pull.base.ref}, not ${base}` };
+      }
+      if (pull.merged === true) {
+        const by = pull.merged_by?.login ?? sender.login;
+        return {
+          command: 'approveProposal',
+          actor: by,
+          input: {
+            requestId,
+            proposalId,
+            decidedBy: by,
+            via: 'github',
+            mergeCommitSha: pull.merge_commit_sha ?? null,
+            reason: `pull request #${pull.number} merged`,
+          },
+        };
+      }
+      return {
+        command: 'rejectProposal',
+        actor: sender.login,
+        input: {
+          requestId,
+          proposalId,
+          decidedBy: sender.login,
+          via: 'github',
+          reason: `pull request #${pull.number} closed without merging`,
+        },
+      };
+    }
+    if (name === 'issues') {
+      const parsed = issueClosedSchema.safeParse(payload);
+      if (!parsed.success) return { ignore: 'not an issues.closed delivery' };
+      const { repository, issue, sender } = parsed.data;
+      if (!sameRepository(repository.full_name, options.repository)) {
+        return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
+      }
+      const requestId = markerIn(issue.body, 'request');
+      const labelled = issue.labels?.some((label) => label.name === INTAKE_LABEL) ?? false;
+      if (requestId === undefined || !labelled) {
+        return { ignore: `issue #${issue.number} is not an intake issue` };
+      }
+      if (issue.state_reason !== 'not_planned') {
+        return {
+          ignore: `issue #${issue.number} closed as ${issue.state_reason ?? 'completed'}, not as not planned`,
+        };
+      }
+      return {
+        command: 'rejectIntake',
+        actor: sender.login,
+        input: {
+          requestId,
+          decidedBy: sender.login,
+          via: 'github',
+          reason: `issue #${issue.number} closed as not planned`,
+        },
+      };
+    }
+    return { ignore: `${name} deliveries are not used` };
+  };
+
+  const runCommand = async (decision: Decision, meta: CommandMetadata): Promise<CommandResult> => {
+    // A concurrent writer (the reactor recording the pull request) can move the stream between
+    // load and append; deciding again on the new revision is the fix.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return decision.command === 'rejectIntake'
+          ? await handlers.rejectIntake(decision.input, meta)
+          : await handlers[decision.command](decision.input, meta);
+      } catch (error) {
+        const moved = isCogitaveError(error) && error.code === 'WRONG_EXPECTED_VERSION';
+        if (!moved || attempt >= 3) throw error;
+      }
+    }
+  };
+
+  const alreadyApplied = async (deliveryId: string): Promise<boolean> =>
+    (await eventStore.readStream(deliveryStreamId(deliveryId), { maxCount: 1 })).length > 0;
+
+  const receive = async (request: WebhookRequest): Promise<WebhookResponse> => {
+    const signature = header(request.headers, 'x-hub-signature-256');
+    if (!signature) {
+      return problem(
+        401,
+        'Unauthorized',
+        'X-Hub-Signature-256 is missing; configure the webhook secret',
+      );
+    }
+    const valid = await webhooks.verify(request.rawBody, signature).catch(() => false);
+    if (!valid) {
+      logger.warn(
+        { delivery: header(request.headers, 'x-github-delivery') },
+        'webhook signature mismatch',
+      );
+      return problem(401, 'Unauthorized', 'X-Hub-Signature-256 does not match the body');
+    }
+    const name = header(request.headers, 'x-github-event');
+    const deliveryId = header(request.headers, 'x-github-delivery');
+    if (!name || !deliveryId || !DELIVERY_ID.test(deliveryId)) {
+      return problem(
+        400,
+        'Bad Request',
+        'X-GitHub-Event and a valid X-GitHub-Delivery are required',
+      );
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(request.rawBody);
+    } catch {
+      return problem(400, 'Bad Request', 'the body is not JSON');
+    }
+    const action = (payload as { action?: unknown } | null)?.action;
+    const log = logger.child({ delivery: deliveryId, event: name, action });
+    if (name === 'ping') return { status: 200, body: { status: 'pong' } };
+
+    const routed = route(name, payload);
+    if ('ignore' in routed) {
+      log.debug({ reason: routed.ignore }, 'webhook ignored');
+      return { status: 200, body: { status: 'ignored', reason: routed.ignore } };
+    }
+    const subject = {
+      command: routed.command,
+      requestId: routed.input.requestId,
+      ...('proposalId' in routed.input ? { proposalId: routed.input.proposalId } : {}),
+    };
+    if (await alreadyApplied(deliveryId)) {
+      log.info(subject, 'webhook delivery already applied');
+      return { status: 200, body: { status: 'already applied', ...subject } };
+    }
+    const meta: CommandMetadata = {
+      commandId: uuidv5(`${deliveryId}:${routed.command}`, DELIVERY_NAMESPACE),
+      actor: `github:${routed.actor}`,
+      at: clock().toISOString(),
+      correlationId: deliveryId,
+      causationId: deliveryId,
+    };
+    let result: CommandResult;
+    try {
+      result = await runCommand(routed, meta);
+    } catch (error) {
+      const retryable = ['UNAVAILABLE', 'INTERNAL', 'WRONG_EXPECTED_VERSION'];
+      if (isCogitaveError(error) && !retryable.includes(error.code)) {
+        // A refused command (the merger proposed it, the proposal was decided already, the
+        // request is unknown) answers 2xx: GitHub treats any other status as a failed
+        // delivery and it would be redelivered, refused again, forever. Nothing is appended;
+        // the reason is logged and returned for the delivery log on GitHub.
+        log.warn(
+          { ...subject, code: error.code, reason: error.message },
+          'webhook command refused',
+        );
+        return { status: 200, body: { status: 'refused', ...subject, reason: error.message } };
+      }
+      log.error({ ...subject, err: error }, 'webhook command failed');
+      return problem(
+        503,
+        'Service Unavailable',
+        'the decision could not be applied now; redeliver it later',
+      );
+    }
+    const recorded: GitHubDeliveryApplied['data'] = {
+      deliveryId,
+      event: name,
+      action: typeof action === 'string' ? action : '',
+      ...subject,
+      requestRevision: result.revision.toString(),
+    };
+    try {
+      await eventStore.append(
+        deliveryStreamId(deliveryId),
+        [
+          {
+            id: uuidv5(`${deliveryId}:recorded`, DELIVERY_NAMESPACE),
+            type: DELIVERY_EVENT_TYPE,
+            data: recorded,
+            metadata: {
+              actor: meta.actor,
+              at: meta.at,
+              correlationId: deliveryId,
+              causationId: deliveryId,
+            },
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (error) {
+      // A concurrent copy of this delivery recorded it first: same outcome.
+      if (!(error instanceof WrongExpectedVersion)) throw error;
+    }
+    log.info({ ...subject, revision: recorded.requestRevision }, 'webhook applied');
+    return { status: 200, body: { status: 'applied', ...subject } };
+  };
+
+  const readBody = (req: IncomingMessage): Promise<string | undefined> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+          req.removeAllListeners('data');
+          resolve(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      });
+      req.on('error', reject);
+    });
+
+  const send = (res: ServerResponse, response: WebhookResponse): void => {
+    res.writeHead(response.status, {
+      'content-type': response.status >= 400 ? 'application/problem+json' : 'application/json',
+      'cache-control': 'no-store',
+    });
+    res.end(JSON.stringify(response.body));
+  };
+
+  return {
+    receive,
+    route: {
+      path: WEBHOOK_PATH,
+      handle: async (req, res) => {
+        if (req.method !== 'POST') {
+          res.setHeader('allow', 'POST');
+          send(res, problem(405, 'Method Not Allowed', `${WEBHOOK_PATH} answers POST only`));
+          return;
+        }
+        const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+        if (type !== 'application/json') {
+          send(
+            res,
+            problem(
+              415,
+              'Unsupported Media Type',
+              'configure the GitHub webhook with content type application/json',
+            ),
+          );
+          return;
+        }
+        const rawBody = await readBody(req);
+        if (rawBody === undefined) {
+          res.setHeader('connection', 'close');
+          send(res, problem(413, 'Content Too Large', 'webhook bodies are at most 25 MB'));
+          return;
+        }
+        send(res, await receive({ headers: req.headers, rawBody }));
+      },
+    },
+  };
+};
