@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { STAGES } from '../../lifecycle/stages.js';
+import type { RecordedEvent } from '../../services/event-store/types.js';
+import type { RequestEvent } from '../../services/requests/events.js';
+
+/**
+ * Checks the data of a stored Request event before it is folded: the log is read by code
+ * newer or older than the code that wrote it, and a malformed event must stop the projection
+ * with a message naming the field, not write a half-empty row. Only the fields the read model
+ * uses are checked; unknown fields are kept as they are.
+ */
+const stage = z.enum(STAGES);
+const via = z.enum(['github', 'local']);
+const text = z.string();
+const id = z.string().min(1);
+
+const schemas = {
+  RequestProposed: z.looseObject({
+    requestId: id,
+    title: text,
+    problem: text,
+    product: text,
+    requester: text,
+    acceptanceCriteria: z.array(z.looseObject({ id: text, text })),
+    links: z.array(z.looseObject({ url: text, title: text.optional() })),
+    priority: z.enum(['low', 'medium', 'high', 'critical']),
+    proposedBy: text,
+  }),
+  IntakeIssueOpened: z.looseObject({
+    requestId: id,
+    repository: text,
+    issueNumber: z.int(),
+    issueUrl: text,
+  }),
+  IntakeRejected: z.looseObject({ requestId: id, rejectedBy: text, via, reason: text }),
+  StageAdvanceProposed: z.looseObject({
+    requestId: id,
+    proposalId: id,
+    fromStage: stage,
+    toStage: stage,
+    evidence: z.record(z.string(), z.unknown()),
+    rationale: text,
+    proposedBy: text,
+  }),
+  ProposalPullRequestOpened: z.looseObject({
+    requestId: id,
+    proposalId: id,
+    repository: text,
+    branch: text,
+    pullNumber: z.int(),
+    pullUrl: text,
+  }),
+  StageAdvanceApproved: z.looseObject({
+    requestId: id,
+    proposalId: id,
+    approvedBy: text,
+    via,
+    mergeCommitSha: text.nullable(),
+  }),
+  StageAdvanced: z.looseObject({ requestId: id, proposalId: id, fromStage: stage, toStage: stage }),
+  StageAdvanceRejected: z.looseObject({
+    requestId: id,
+    proposalId: id,
+    rejectedBy: text,
+    via,
+    reason: text,
+  }),
+  RequestWithdrawn: z.looseObject({ requestId: id, withdrawnBy: text, reason: text }),
+} satisfies Record<RequestEvent['type'], z.ZodType>;
+
+const isRequestEventType = (type: string): type is RequestEvent['type'] => type in schemas;
+
+/** The event as a typed Request event; throws with the offending fields otherwise. */
+export const parseRequestEvent = (event: RecordedEvent): RequestEvent => {
+  if (!isRequestEventType(event.type)) {
+    throw new Error(`${event.type} is not a Request event`);
+  }
+  const parsed = schemas[event.type].safeParse(event.data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || 'data'}: ${issue.message}`)
+      .join('; ');
+    throw new Error(`${event.type} has invalid data (${issues})`);
+  }
+  // The schema of `event.type` checked exactly the fields of that member of the union.
+  return { type: event.type, data: parsed.data } as RequestEvent;
+};

@@ -1,0 +1,94 @@
+import type { Stage } from '../../lifecycle/stages.js';
+import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import type { Position } from '../../services/event-store/types.js';
+import { fromRequestRow, REQUEST_COLUMNS, type RequestRow } from './rows.js';
+import type { RequestState, RequestStatus } from './state.js';
+
+/** Typed reads of the Request read model, for the gateway's tools and resources. */
+export const getRequest = async (
+  db: Queryable,
+  requestId: string,
+): Promise<RequestState | undefined> => {
+  const result = await db.query<RequestRow>(
+    `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests WHERE request_id = $1`,
+    [requestId],
+  );
+  const row = result.rows[0];
+  return row ? fromRequestRow(row) : undefined;
+};
+
+export interface ListRequestsOptions {
+  readonly stage?: Stage | undefined;
+  readonly status?: RequestStatus | undefined;
+  readonly product?: string | undefined;
+  /** Exclusive: the last request id of the previous page. */
+  readonly afterId?: string | undefined;
+  readonly limit: number;
+}
+
+/** A page of requests in request-id order (the cursor is the last id of the previous page). */
+export const listRequests = async (
+  db: Queryable,
+  options: ListRequestsOptions,
+): Promise<RequestState[]> => {
+  const result = await db.query<RequestRow>(
+    `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests
+      WHERE ($1::text IS NULL OR stage = $1) AND ($2::text IS NULL OR status = $2)
+        AND ($3::text IS NULL OR product = $3) AND ($4::text IS NULL OR request_id > $4)
+      ORDER BY request_id LIMIT $5`,
+    [
+      options.stage ?? null,
+      options.status ?? null,
+      options.product ?? null,
+      options.afterId ?? null,
+      options.limit,
+    ],
+  );
+  return result.rows.map(fromRequestRow);
+};
+
+export interface HistoryEntry {
+  readonly position: Position;
+  readonly revision: number;
+  readonly eventId: string;
+  readonly type: string;
+  readonly actor: string;
+  readonly at: string;
+  readonly hash: string;
+  readonly prevHash: string | null;
+  readonly summary: string;
+}
+
+interface HistoryRow {
+  position: string;
+  stream_revision: string;
+  event_id: string;
+  type: string;
+  actor: string;
+  at: Date;
+  hash: string;
+  prev_hash: string | null;
+  summary: string;
+}
+
+export const getRequestHistory = async (
+  db: Queryable,
+  requestId: string,
+): Promise<HistoryEntry[]> => {
+  const result = await db.query<HistoryRow>(
+    `SELECT position, stream_revision, event_id, type, actor, at, hash, prev_hash, summary
+       FROM read_model.request_history WHERE request_id = $1 ORDER BY stream_revision`,
+    [requestId],
+  );
+  return result.rows.map((row) => ({
+    position: row.position as Position,
+    revision: Number(row.stream_revision),
+    eventId: row.event_id,
+    type: row.type,
+    actor: row.actor,
+    at: row.at.toISOString(),
+    hash: row.hash,
+    prevHash: row.prev_hash,
+    summary: row.summary,
+  }));
+};

@@ -1,0 +1,160 @@
+import type { Stage } from '../../lifecycle/stages.js';
+import type { Position } from '../../services/event-store/types.js';
+import type { AcceptanceCriterion, Priority, RequestLink } from '../../services/requests/events.js';
+import type { Evidence } from '../../lifecycle/evidence.js';
+import type { RequestState, RequestStatus } from './state.js';
+
+/** A `read_model.requests` row as `pg` returns it (and, with ISO strings, as it is written). */
+export interface RequestRow {
+  request_id: string;
+  uri: string;
+  title: string;
+  problem: string;
+  product: string;
+  requester: string;
+  priority: string;
+  acceptance_criteria: unknown;
+  links: unknown;
+  stage: string;
+  status: string;
+  resume_stage: string | null;
+  pending_proposal_id: string | null;
+  pending_from_stage: string | null;
+  pending_to_stage: string | null;
+  pending_proposed_by: string | null;
+  pending_proposed_at: Date | string | null;
+  pending_rationale: string | null;
+  pending_evidence: unknown;
+  pending_pr_number: number | null;
+  pending_pr_url: string | null;
+  evidence: unknown;
+  intake_repository: string | null;
+  intake_issue_number: number | null;
+  intake_issue_url: string | null;
+  proposed_by: string;
+  closed_reason: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  version: string | number;
+  last_position: string;
+}
+
+/** Column order of inserts and upserts. */
+export const REQUEST_COLUMNS = [
+  'request_id',
+  'uri',
+  'title',
+  'problem',
+  'product',
+  'requester',
+  'priority',
+  'acceptance_criteria',
+  'links',
+  'stage',
+  'status',
+  'resume_stage',
+  'pending_proposal_id',
+  'pending_from_stage',
+  'pending_to_stage',
+  'pending_proposed_by',
+  'pending_proposed_at',
+  'pending_rationale',
+  'pending_evidence',
+  'pending_pr_number',
+  'pending_pr_url',
+  'evidence',
+  'intake_repository',
+  'intake_issue_number',
+  'intake_issue_url',
+  'proposed_by',
+  'closed_reason',
+  'created_at',
+  'updated_at',
+  'version',
+  'last_position',
+] as const satisfies readonly (keyof RequestRow)[];
+
+const iso = (value: Date | string): string =>
+  (value instanceof Date ? value : new Date(value)).toISOString();
+
+export const toRequestRow = (state: RequestState): RequestRow => {
+  const pending = state.pendingProposal;
+  return {
+    request_id: state.requestId,
+    uri: state.uri,
+    title: state.title,
+    problem: state.problem,
+    product: state.product,
+    requester: state.requester,
+    priority: state.priority,
+    acceptance_criteria: state.acceptanceCriteria,
+    links: state.links,
+    stage: state.stage,
+    status: state.status,
+    resume_stage: state.resumeStage,
+    pending_proposal_id: pending?.proposalId ?? null,
+    pending_from_stage: pending?.fromStage ?? null,
+    pending_to_stage: pending?.toStage ?? null,
+    pending_proposed_by: pending?.proposedBy ?? null,
+    pending_proposed_at: pending?.proposedAt ?? null,
+    pending_rationale: pending?.rationale ?? null,
+    pending_evidence: pending?.evidence ?? null,
+    pending_pr_number: pending?.pullNumber ?? null,
+    pending_pr_url: pending?.pullUrl ?? null,
+    evidence: state.evidence,
+    intake_repository: state.intakeIssue?.repository ?? null,
+    intake_issue_number: state.intakeIssue?.number ?? null,
+    intake_issue_url: state.intakeIssue?.url ?? null,
+    proposed_by: state.proposedBy,
+    closed_reason: state.closedReason,
+    created_at: state.createdAt,
+    updated_at: state.updatedAt,
+    version: state.version,
+    last_position: state.lastPosition,
+  };
+};
+
+// Rows are only ever written from a state, so the text columns hold valid stages etc.
+export const fromRequestRow = (row: RequestRow): RequestState => ({
+  requestId: row.request_id,
+  uri: row.uri,
+  title: row.title,
+  problem: row.problem,
+  product: row.product,
+  requester: row.requester,
+  priority: row.priority as Priority,
+  acceptanceCriteria: row.acceptance_criteria as AcceptanceCriterion[],
+  links: row.links as RequestLink[],
+  stage: row.stage as Stage,
+  status: row.status as RequestStatus,
+  resumeStage: row.resume_stage as Stage | null,
+  pendingProposal:
+    row.pending_proposal_id === null
+      ? null
+      : {
+          proposalId: row.pending_proposal_id,
+          fromStage: row.pending_from_stage as Stage,
+          toStage: row.pending_to_stage as Stage,
+          proposedBy: row.pending_proposed_by ?? '',
+          proposedAt: row.pending_proposed_at === null ? '' : iso(row.pending_proposed_at),
+          rationale: row.pending_rationale ?? '',
+          evidence: row.pending_evidence as Evidence,
+          pullNumber: row.pending_pr_number,
+          pullUrl: row.pending_pr_url,
+        },
+  evidence: row.evidence as Evidence,
+  intakeIssue:
+    row.intake_issue_number === null
+      ? null
+      : {
+          repository: row.intake_repository ?? '',
+          number: row.intake_issue_number,
+          url: row.intake_issue_url ?? '',
+        },
+  proposedBy: row.proposed_by,
+  closedReason: row.closed_reason,
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+  version: Number(row.version),
+  lastPosition: row.last_position as Position,
+});

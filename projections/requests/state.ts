@@ -1,0 +1,275 @@
+import { mergeEvidence, type Evidence } from '../../lifecycle/evidence.js';
+import { TERMINAL_STAGES, type Stage } from '../../lifecycle/stages.js';
+import type { Position, RecordedEvent } from '../../services/event-store/types.js';
+import type {
+  AcceptanceCriterion,
+  Priority,
+  RequestEvent,
+  RequestLink,
+} from '../../services/requests/events.js';
+import { resourceUri } from '../resources.js';
+
+/**
+ * The read model of one request, folded from its events. Pure: the same events give the same
+ * state, which is what makes the table rebuildable and its digest comparable.
+ */
+export type RequestStatus = 'draft' | 'active' | 'closed';
+
+export interface PendingProposal {
+  readonly proposalId: string;
+  readonly fromStage: Stage;
+  readonly toStage: Stage;
+  readonly proposedBy: string;
+  readonly proposedAt: string;
+  readonly rationale: string;
+  readonly evidence: Evidence;
+  readonly pullNumber: number | null;
+  readonly pullUrl: string | null;
+}
+
+export interface IntakeIssue {
+  readonly repository: string;
+  readonly number: number;
+  readonly url: string;
+}
+
+export interface RequestState {
+  readonly requestId: string;
+  readonly uri: string;
+  readonly title: string;
+  readonly problem: string;
+  readonly product: string;
+  readonly requester: string;
+  readonly priority: Priority;
+  readonly acceptanceCriteria: readonly AcceptanceCriterion[];
+  readonly links: readonly RequestLink[];
+  readonly stage: Stage;
+  readonly status: RequestStatus;
+  readonly resumeStage: Stage | null;
+  readonly pendingProposal: PendingProposal | null;
+  /** Evidence of the approved proposals, merged in order (what the DoD is checked against). */
+  readonly evidence: Evidence;
+  readonly intakeIssue: IntakeIssue | null;
+  readonly proposedBy: string;
+  readonly closedReason: string | null;
+  /** ISO-8601 UTC (event time: metadata `at`). */
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Stream revision of the last applied event. */
+  readonly version: number;
+  readonly lastPosition: Position;
+}
+
+export const REQUEST_RESOURCE_TYPE = 'request';
+
+export const statusOf = (stage: Stage): RequestStatus =>
+  stage === 'proposed' ? 'draft' : TERMINAL_STAGES.includes(stage) ? 'closed' : 'active';
+
+/** Normalised so a timestamp read back from a timestamptz column compares equal. */
+export const isoTime = (at: string): string => new Date(at).toISOString();
+
+const moveTo = (stage: Stage): Pick<RequestState, 'stage' | 'status'> => ({
+  stage,
+  status: statusOf(stage),
+});
+
+const withoutProposal = (state: RequestState, proposalId: string): PendingProposal | null =>
+  state.pendingProposal?.proposalId === proposalId ? null : state.pendingProposal;
+
+/**
+ * Folds one event into the state. Throws when the event cannot follow the state (an event of
+ * a request that was never proposed, a second RequestProposed): the log and the read model
+ * disagree, and the projection must stop rather than guess.
+ */
+export const evolveRequest = (
+  state: RequestState | undefined,
+  recorded: RecordedEvent,
+  event: RequestEvent,
+): RequestState => {
+  const at = isoTime(recorded.metadata.at);
+  const bookkeeping = {
+    updatedAt: at,
+    version: Number(recorded.revision),
+    lastPosition: recorded.position,
+  };
+  if (event.type === 'RequestProposed') {
+    if (state) throw new Error(`request ${event.data.requestId} was already proposed`);
+    const { data } = event;
+    return {
+      requestId: data.requestId,
+      uri: resourceUri(REQUEST_RESOURCE_TYPE, data.requestId),
+      title: data.title,
+      problem: data.problem,
+      product: data.product,
+      requester: data.requester,
+      priority: data.priority,
+      acceptanceCriteria: data.acceptanceCriteria,
+      links: data.links,
+      ...moveTo('proposed'),
+      resumeStage: null,
+      pendingProposal: null,
+      evidence: {},
+      intakeIssue: null,
+      proposedBy: data.proposedBy,
+      closedReason: null,
+      createdAt: at,
+      ...bookkeeping,
+    };
+  }
+  if (!state)
+    throw new Error(`${event.type} for request ${event.data.requestId}, which was never proposed`);
+  const next = { ...state, ...bookkeeping };
+  switch (event.type) {
+    case 'IntakeIssueOpened':
+      return {
+        ...next,
+        intakeIssue: {
+          repository: event.data.repository,
+          number: event.data.issueNumber,
+          url: event.data.issueUrl,
+        },
+      };
+    case 'IntakeRejected':
+      return {
+        ...next,
+        ...moveTo('rejected'),
+        resumeStage: null,
+        pendingProposal: null,
+        closedReason: event.data.reason,
+      };
+    case 'StageAdvanceProposed':
+      return {
+        ...next,
+        pendingProposal: {
+          proposalId: event.data.proposalId,
+          fromStage: event.data.fromStage,
+          toStage: event.data.toStage,
+          proposedBy: event.data.proposedBy,
+          proposedAt: at,
+          rationale: event.data.rationale,
+          evidence: event.data.evidence,
+          pullNumber: null,
+          pullUrl: null,
+        },
+      };
+    case 'ProposalPullRequestOpened':
+      // A pull request of a proposal that was meanwhile decided changes nothing but history.
+      return state.pendingProposal?.proposalId === event.data.proposalId
+        ? {
+            ...next,
+            pendingProposal: {
+              ...state.pendingProposal,
+              pullNumber: event.data.pullNumber,
+              pullUrl: event.data.pullUrl,
+            },
+          }
+        : next;
+    case 'StageAdvanceApproved': {
+      // As in the decider: approval decides the proposal and its evidence joins the request's.
+      const pending = state.pendingProposal;
+      return pending?.proposalId === event.data.proposalId
+        ? {
+            ...next,
+            pendingProposal: null,
+            evidence: mergeEvidence(state.evidence, pending.evidence),
+          }
+        : next;
+    }
+    case 'StageAdvanced': {
+      const { fromStage, toStage, proposalId } = event.data;
+      return {
+        ...next,
+        ...moveTo(toStage),
+        // `deferred` parks a request: remember where it resumes; leaving it forgets that.
+        resumeStage: toStage === 'deferred' ? fromStage : null,
+        pendingProposal: withoutProposal(state, proposalId),
+      };
+    }
+    case 'StageAdvanceRejected':
+      return { ...next, pendingProposal: withoutProposal(state, event.data.proposalId) };
+    case 'RequestWithdrawn':
+      return {
+        ...next,
+        ...moveTo('withdrawn'),
+        resumeStage: null,
+        pendingProposal: null,
+        closedReason: event.data.reason,
+      };
+  }
+};
+
+const MAX_SUMMARY = 200;
+
+const clip = (text: string): string => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= MAX_SUMMARY) return line;
+  // Cut in UTF-16 units, never inside a surrogate pair.
+  const high = /[\uD800-\uDBFF]/.test(line.charAt(MAX_SUMMARY - 2));
+  return `${line.slice(0, high ? MAX_SUMMARY - 2 : MAX_SUMMARY - 1)}…`;
+};
+
+/** One line for the history view. */
+export const summarize = (event: RequestEvent): string => {
+  switch (event.type) {
+    case 'RequestProposed':
+      return clip(
+        `Proposed "${event.data.title}" for ${event.data.product} (${event.data.priority})`,
+      );
+    case 'IntakeIssueOpened':
+      return clip(`Intake issue #${event.data.issueNumber} opened in ${event.data.repository}`);
+    case 'IntakeRejected':
+      return clip(
+        `Intake rejected by ${event.data.rejectedBy} via ${event.data.via}: ${event.data.reason}`,
+      );
+    case 'StageAdvanceProposed':
+      return clip(
+        `Proposed ${event.data.fromStage} → ${event.data.toStage} (${event.data.proposalId})`,
+      );
+    case 'ProposalPullRequestOpened':
+      return clip(`Pull request #${event.data.pullNumber} opened for ${event.data.proposalId}`);
+    case 'StageAdvanceApproved':
+      return clip(
+        `${event.data.proposalId} approved by ${event.data.approvedBy} via ${event.data.via}`,
+      );
+    case 'StageAdvanced':
+      return clip(
+        `Advanced ${event.data.fromStage} → ${event.data.toStage} (${event.data.proposalId})`,
+      );
+    case 'StageAdvanceRejected':
+      return clip(
+        `${event.data.proposalId} rejected by ${event.data.rejectedBy} via ${event.data.via}: ${event.data.reason}`,
+      );
+    case 'RequestWithdrawn':
+      return clip(`Withdrawn by ${event.data.withdrawnBy}: ${event.data.reason}`);
+  }
+};
+
+/**
+ * The JSON document of the request resource (`cogitave://request/<id>`): what `resources/read`
+ * and `get_request` serve, and what `content_hash` covers. The checkpoint bookkeeping
+ * (`lastPosition`) is not content.
+ */
+export type RequestDocument = Omit<RequestState, 'lastPosition'>;
+
+export const requestDocument = (state: RequestState): RequestDocument => ({
+  requestId: state.requestId,
+  uri: state.uri,
+  title: state.title,
+  problem: state.problem,
+  product: state.product,
+  requester: state.requester,
+  priority: state.priority,
+  acceptanceCriteria: state.acceptanceCriteria,
+  links: state.links,
+  stage: state.stage,
+  status: state.status,
+  resumeStage: state.resumeStage,
+  pendingProposal: state.pendingProposal,
+  evidence: state.evidence,
+  intakeIssue: state.intakeIssue,
+  proposedBy: state.proposedBy,
+  closedReason: state.closedReason,
+  createdAt: state.createdAt,
+  updatedAt: state.updatedAt,
+  version: state.version,
+});

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../services/event-store/hash-chain.js';
+import type { Position } from '../services/event-store/types.js';
+import type { Queryable } from '../services/event-store/postgres/queries.js';
+import type { ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
+
+/**
+ * The resource index (`read_model.resources`): one row per MCP resource, written by the
+ * projection that owns the resource in the same transaction as its own rows.
+ */
+export const RESOURCE_SCHEME = 'cogitave';
+
+/** `cogitave://request/` */
+export const collectionUri = (type: string): string => `${RESOURCE_SCHEME}://${type}/`;
+
+/** `cogitave://request/req-2026-0001` */
+export const resourceUri = (type: string, id: string): string =>
+  `${collectionUri(type)}${encodeURIComponent(id)}`;
+
+/** sha256 (hex) of the canonical JSON (RFC 8785) of a resource's document. */
+export const resourceContentHash = (document: unknown): string =>
+  createHash('sha256').update(canonicalJson(document), 'utf8').digest('hex');
+
+export interface ResourceWrite {
+  readonly uri: string;
+  readonly type: string;
+  readonly product: string | null;
+  readonly title: string;
+  /** The JSON document `resources/read` serves; its hash is stored. */
+  readonly document: unknown;
+  /** ISO-8601 (event time of the last change). */
+  readonly lastModified: string;
+  /** Position of the last event that changed it. */
+  readonly position: Position;
+  /** The resource did not exist before this batch: its collection's membership changed. */
+  readonly created: boolean;
+}
+
+/** The index's rows owned by a projection, for its `tables` list. */
+export const resourcesTable = (projection: string): ProjectionTable => ({
+  name: 'resources',
+  orderBy: ['uri'],
+  ownedWhere: { column: 'projection', equals: projection },
+});
+
+/** Upserts resources (one statement) and reports what the change feed must announce. */
+export const writeResources = async (
+  tx: ProjectionTransaction,
+  projection: string,
+  writes: readonly ResourceWrite[],
+): Promise<ResourceChanges> => {
+  if (writes.length === 0) return { uris: [], collections: [] };
+  const rows = writes.map((write) => ({
+    uri: write.uri,
+    type: write.type,
+    collection: collectionUri(write.type),
+    product: write.product,
+    title: write.title,
+    content_hash: resourceContentHash(write.document),
+    last_modified: write.lastModified,
+    projection,
+    position: write.position,
+  }));
+  await tx.query(
+    `INSERT INTO resources (uri, type, collection, product, title, content_hash, last_modified, projection, position)
+     SELECT uri, type, collection, product, title, content_hash, last_modified, projection, position
+       FROM jsonb_populate_recordset(NULL::resources, $1::jsonb)
+     ON CONFLICT (uri) DO UPDATE SET
+       type = EXCLUDED.type, collection = EXCLUDED.collection, product = EXCLUDED.product,
+       title = EXCLUDED.title, content_hash = EXCLUDED.content_hash,
+       last_modified = EXCLUDED.last_modified, projection = EXCLUDED.projection,
+       position = EXCLUDED.position`,
+    [JSON.stringify(rows)],
+  );
+  return {
+    uris: rows.map((row) => row.uri),
+    collections: [
+      ...new Set(rows.filter((_, i) => writes[i]?.created).map((row) => row.collection)),
+    ],
+  };
+};
+
+export interface ResourceEntry {
+  readonly uri: string;
+  readonly type: string;
+  readonly product: string | null;
+  readonly title: string;
+  readonly contentHash: string;
+  readonly lastModified: string;
+}
+
+interface ResourceRow {
+  uri: string;
+  type: string;
+  product: string | null;
+  title: string;
+  content_hash: string;
+  last_modified: Date;
+}
+
+const toEntry = (row: ResourceRow): ResourceEntry => ({
+  uri: row.uri,
+  type: row.type,
+  product: row.product,
+  title: row.title,
+  contentHash: row.content_hash,
+  lastModified: row.last_modified.toISOString(),
+});
+
+export interface ListResourcesOptions {
+  readonly type?: string | undefined;
+  readonly product?: string | undefined;
+  /** Exclusive: the last URI of the previous page. */
+  readonly afterUri?: string | undefined;
+  readonly limit: number;
+}
+
+/** A page of the index in URI order (for `resources/list`). */
+export const listResources = async (
+  db: Queryable,
+  options: ListResourcesOptions,
+): Promise<ResourceEntry[]> => {
+  const result = await db.query<ResourceRow>(
+    `SELECT uri, type, product, title, content_hash, last_modified FROM read_model.resources
+      WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR product = $2)
+        AND ($3::text IS NULL OR uri > $3)
+      ORDER BY uri LIMIT $4`,
+    [options.type ?? null, options.product ?? null, options.afterUri ?? null, options.limit],
+  );
+  return result.rows.map(toEntry);
+};
+
+export const getResource = async (
+  db: Queryable,
+  uri: string,
+): Promise<ResourceEntry | undefined> => {
+  const result = await db.query<ResourceRow>(
+    `SELECT uri, type, product, title, content_hash, last_modified FROM read_model.resources
+      WHERE uri = $1`,
+    [uri],
+  );
+  const row = result.rows[0];
+  return row ? toEntry(row) : undefined;
+};
