@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  renderPrometheus,
+  type MetricFamily,
+  type ProjectionStatus,
+} from '../../projections/index.js';
 import type { Logger } from '../../services/runtime/logger.js';
 
 /** A readiness probe: one named dependency; `probe` throws (or resolves false) when unusable. */
@@ -20,7 +25,14 @@ export interface HttpServerOptions {
   readonly port: number;
   readonly logger: Logger;
   readonly readiness: readonly ReadinessCheck[];
-  /** Mounted beside /healthz and /readyz, which they cannot replace. */
+  /**
+   * The read models, listed by /readyz; one `stopped` on a failed event makes the process not
+   * ready (a standby or a catching-up projection does not).
+   */
+  readonly projections?: () => readonly ProjectionStatus[];
+  /** Metrics in the Prometheus text format, served by /metrics after the process basics. */
+  readonly metrics?: () => string;
+  /** Mounted beside /healthz, /readyz and /metrics, which they cannot replace. */
   readonly routes?: readonly HttpRoute[];
 }
 
@@ -44,6 +56,68 @@ const sendProblem = (res: ServerResponse, status: number, title: string, detail:
   sendJson(res, status, { type: 'about:blank', title, status, detail }, 'application/problem+json');
 };
 
+const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** What /readyz shows of a projection: where it is, how far behind, and why it stopped. */
+const projectionReport = (status: ProjectionStatus) => ({
+  name: status.name,
+  state: status.state,
+  leader: status.leader,
+  position: status.position,
+  headPosition: status.headPosition,
+  lagEvents: status.lagEvents,
+  lagSeconds: status.lagSeconds,
+  eventsApplied: status.eventsApplied,
+  lastBatchAt: status.lastBatchAt,
+  retrying: status.retrying,
+  error: status.error,
+});
+
+const processStart = Date.now() / 1000 - process.uptime();
+
+/** The usual process_* and nodejs_* basics, read from Node itself (no client library). */
+const processFamilies = (): MetricFamily[] => {
+  const cpu = process.cpuUsage();
+  const memory = process.memoryUsage();
+  const gauge = (name: string, help: string, value: number): MetricFamily => ({
+    name,
+    help,
+    type: 'gauge',
+    samples: [{ value }],
+  });
+  return [
+    {
+      name: 'process_cpu_seconds_total',
+      help: 'Total user and system CPU time spent in seconds.',
+      type: 'counter',
+      samples: [{ value: (cpu.user + cpu.system) / 1e6 }],
+    },
+    gauge(
+      'process_start_time_seconds',
+      'Start time of the process since unix epoch in seconds.',
+      processStart,
+    ),
+    gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', memory.rss),
+    gauge(
+      'nodejs_heap_size_total_bytes',
+      'Process heap size from Node.js in bytes.',
+      memory.heapTotal,
+    ),
+    gauge(
+      'nodejs_heap_size_used_bytes',
+      'Process heap size used from Node.js in bytes.',
+      memory.heapUsed,
+    ),
+    gauge(
+      'nodejs_external_memory_bytes',
+      'Node.js external memory size in bytes.',
+      memory.external,
+    ),
+  ];
+};
+
 /**
  * The process's HTTP server. For now it serves the ops endpoints; the MCP Streamable HTTP
  * transport, webhooks and the REST surface mount here as they land.
@@ -51,7 +125,7 @@ const sendProblem = (res: ServerResponse, status: number, title: string, detail:
 export const startHttpServer = async (options: HttpServerOptions): Promise<RunningHttpServer> => {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path === '/healthz' || path === '/readyz') {
+    if (OPS_PATHS.has(path)) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
         sendProblem(res, 405, 'Method Not Allowed', `${path} answers GET and HEAD only`);
@@ -59,6 +133,15 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
       }
       if (path === '/healthz') {
         sendJson(res, 200, { status: 'ok' });
+        return;
+      }
+      if (path === '/metrics') {
+        const text = renderPrometheus(processFamilies()) + (options.metrics?.() ?? '');
+        res.writeHead(200, {
+          'content-type': PROMETHEUS_CONTENT_TYPE,
+          'cache-control': 'no-store',
+        });
+        res.end(text);
         return;
       }
       const checks = await Promise.all(
@@ -69,8 +152,15 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
           ),
         ),
       );
-      const ready = checks.every((check) => check.ok);
-      sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
+      const projections = options.projections?.().map(projectionReport);
+      const ready =
+        checks.every((check) => check.ok) &&
+        (projections ?? []).every((projection) => projection.state !== 'stopped');
+      sendJson(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : 'not ready',
+        checks,
+        ...(projections ? { projections } : {}),
+      });
       return;
     }
     const route = options.routes?.find((candidate) => candidate.path === path);

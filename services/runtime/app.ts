@@ -1,3 +1,12 @@
+import {
+  createChangeFeed,
+  createProjectionRunner,
+  projectionMigrationSets,
+  requestsProjection,
+  type ChangeFeed,
+  type Projection,
+  type ProjectionRunner,
+} from '../../projections/index.js';
 import { openDatabase, type Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { mapDatabaseError } from '../database/transient.js';
@@ -13,6 +22,9 @@ import { createRequestCommandHandlers } from '../requests/handlers.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 
+/** The read models: every command migrates them, `serve` runs them. One list for all. */
+export const PROJECTIONS: readonly Projection[] = [requestsProjection];
+
 /**
  * The composition root: builds the database, runs migrations and picks the event store
  * adapter from the configuration. Each process creates exactly one and passes it down.
@@ -27,6 +39,14 @@ export interface App {
    * Undefined in local approval mode (no GitHub credentials configured).
    */
   readonly github: GitHubIntegration | undefined;
+  /** The read models' runner (not started; `serve` starts it, one-shot commands do not). */
+  readonly projections: ProjectionRunner;
+  /**
+   * Committed read-model changes. On server Postgres its LISTEN connection opens on first use
+   * (`onChange`, `waitForPosition`, `ready`), so one-shot commands open none.
+   */
+  readonly changes: ChangeFeed;
+  /** Stops the runner, then closes the change feed, the event store and the database. */
   close(): Promise<void>;
 }
 
@@ -38,11 +58,14 @@ export const createApp = async (config: Config, logger: Logger): Promise<App> =>
     logger,
   });
   try {
-    await migrate(database.pool, [eventStoreMigrations, githubReactorMigrations], logger).catch(
-      (error: unknown) => {
-        throw mapDatabaseError(error);
-      },
-    );
+    // Every command migrates the read models too, so `cogitave migrate` creates everything.
+    await migrate(
+      database.pool,
+      [eventStoreMigrations, githubReactorMigrations, ...projectionMigrationSets(PROJECTIONS)],
+      logger,
+    ).catch((error: unknown) => {
+      throw mapDatabaseError(error);
+    });
     const eventStore = config.eventStoreUrl
       ? // Loaded on demand: the gRPC client is heavy and only production topologies use it.
         (await import('../event-store/esdb/adapter.js')).createEsdbEventStore({
@@ -60,14 +83,27 @@ export const createApp = async (config: Config, logger: Logger): Promise<App> =>
           logger,
         })
       : undefined;
+    const changes = lazyChangeFeed(() => createChangeFeed({ database, logger }));
+    const projections = createProjectionRunner({
+      database,
+      eventStore,
+      logger,
+      projections: PROJECTIONS,
+      changeSink: changes,
+    });
     return {
       config,
       logger,
       database,
       eventStore,
       github,
+      projections,
+      changes,
       close: async () => {
+        // The reactor (a writer) first, then the read side; each before what it uses.
         await github?.reactor.stop();
+        await projections.stop();
+        await changes.close();
         await eventStore.close();
         await database.close();
       },
@@ -76,4 +112,27 @@ export const createApp = async (config: Config, logger: Logger): Promise<App> =>
     await database.close().catch(() => undefined);
     throw error;
   }
+};
+
+/**
+ * Creates the feed on first use. Before that nobody listens, so a notice published in process
+ * (the runner's sink on PGlite) has no one to reach and is dropped.
+ */
+const lazyChangeFeed = (create: () => ChangeFeed): ChangeFeed => {
+  let feed: ChangeFeed | undefined;
+  let closed = false;
+  const open = (): ChangeFeed => (feed ??= create());
+  return {
+    onChange: (listener) => (closed ? () => undefined : open().onChange(listener)),
+    waitForPosition: (projection, position, options) =>
+      closed ? Promise.resolve(false) : open().waitForPosition(projection, position, options),
+    ready: () => (closed ? Promise.resolve() : open().ready()),
+    publishLocal: (notice) => {
+      feed?.publishLocal(notice);
+    },
+    close: async () => {
+      closed = true;
+      await feed?.close();
+    },
+  };
 };

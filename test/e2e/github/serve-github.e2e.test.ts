@@ -92,6 +92,7 @@ describe('cogitave serve with GitHub configured', () => {
         { name: 'database', ok: true },
         { name: 'github-reactor', ok: true },
       ],
+      projections: [expect.objectContaining({ name: 'requests', error: null })],
     });
 
     const requestId = await proposeIntake(handlers, 1);
