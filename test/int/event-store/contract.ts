@@ -81,6 +81,25 @@ const collect = async (
   return received;
 };
 
+/**
+ * The global log shows an event once every older transaction on the server has ended (the
+ * rule that keeps late commits from being skipped), so a read right after an append may not
+ * see it yet while other work runs on the same server. Wait for it, as a subscriber would.
+ */
+const readAllOnceVisible = async (
+  store: EventStore,
+  filter: EventFilter,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<RecordedEvent[]> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await store.readAll({ filter });
+    if (events.length >= count || Date.now() > deadline) return events;
+    await sleep(50);
+  }
+};
+
 const expectStrictlyIncreasing = (positions: readonly Position[]): void => {
   for (let i = 1; i < positions.length; i += 1) {
     const [before, after] = [positions[i - 1], positions[i]];
@@ -255,13 +274,14 @@ export function describeEventStoreContract(
       ])(
         'given %s, when appending, then InvalidArgument and nothing is written',
         async (_label, stream, batch) => {
-          const before = await store.readAll({ direction: 'backwards', maxCount: 1 });
           const error = await store
             .append(stream, batch, { expectedRevision: 'any' })
             .catch((e: unknown) => e);
           expect(error).toBeInstanceOf(InvalidArgument);
           expect((error as Error).message.length).toBeGreaterThan(10);
-          expect(await store.readAll({ direction: 'backwards', maxCount: 1 })).toEqual(before);
+          // Read the stream, not the global log: the log's visible end moves with other
+          // transactions on the server, the stream's content does not.
+          expect(await store.readStream('ok-stream')).toEqual([]);
         },
       );
     });
@@ -289,7 +309,7 @@ export function describeEventStoreContract(
         await store.append(`${p}b`, events(2, 'Beta'), { expectedRevision: 'no_stream' });
         await store.append(`${p}a`, events(2, 'Beta'), { expectedRevision: 2n });
         const filter: EventFilter = { streamPrefixes: [p] };
-        const forwards = await store.readAll({ filter });
+        const forwards = await readAllOnceVisible(store, filter, 7);
         expect(forwards).toHaveLength(7);
         expectStrictlyIncreasing(forwards.map((e) => e.position));
         const backwards = await store.readAll({ filter, direction: 'backwards' });

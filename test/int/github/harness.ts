@@ -1,3 +1,4 @@
+import { encodePosition } from '../../../services/event-store/position.js';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Database } from '../../../services/database/database.js';
 import { migrate } from '../../../services/database/migrate.js';
@@ -185,18 +186,25 @@ export const waitFor = async (
   }
 };
 
-/** Resolves once the reactor's checkpoint has reached the newest request event of the log. */
+/**
+ * Resolves once the reactor's checkpoint has reached the newest request event of the log.
+ * The newest event is read from the table, not through readAll: readAll deliberately hides
+ * events while any older transaction in the cluster is still open (other test files run
+ * beside this one), and the reactor's subscription waits for that horizon too.
+ */
 export const reactorCaughtUp = async (
-  harness: Pick<Harness, 'eventStore'>,
+  harness: Pick<Harness, 'database'>,
   reactor: GitHubReactor,
   timeoutMs = 30_000,
 ): Promise<void> => {
-  const [last] = await harness.eventStore.readAll({
-    direction: 'backwards',
-    maxCount: 1,
-    filter: { eventTypes: ['RequestProposed', 'StageAdvanceProposed'] },
-  });
-  if (!last) return;
+  const { rows } = await harness.database.pool.query<{ tx: string; pos: string }>(
+    `SELECT transaction_id::text AS tx, position::text AS pos FROM event_store.events
+      WHERE event_type = ANY($1::text[]) ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+    [['RequestProposed', 'StageAdvanceProposed']],
+  );
+  const newest = rows[0];
+  if (!newest) return;
+  const last = { position: encodePosition(BigInt(newest.tx), BigInt(newest.pos)) };
   await waitFor(
     () => (reactor.status().checkpoint ?? '') >= last.position,
     timeoutMs,
