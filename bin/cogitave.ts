@@ -6,6 +6,7 @@ import { configCommand } from './commands/config.js';
 import { eventsCommand } from './commands/events.js';
 import { migrateCommand } from './commands/migrate.js';
 import { proposalsCommand } from './commands/proposals.js';
+import { replayCommand } from './commands/replay.js';
 import { serveCommand } from './commands/serve.js';
 import { verifyCommand } from './commands/verify.js';
 
@@ -32,6 +33,7 @@ const program = new Command('cogitave')
   .addCommand(migrateCommand)
   .addCommand(eventsCommand)
   .addCommand(verifyCommand)
+  .addCommand(replayCommand)
   .addCommand(proposalsCommand)
   .addCommand(configCommand);
 

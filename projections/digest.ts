@@ -34,26 +34,10 @@ export const digestTables = async (
   projection: Projection,
   schema: string = READ_MODEL_SCHEMA,
 ): Promise<TableDigest[]> => {
-  assertSchemaName(schema);
   const client = await pool.connect();
   try {
     await client.query('BEGIN READ ONLY');
-    await client.query(
-      "SELECT set_config('TimeZone', 'UTC', true), set_config('DateStyle', 'ISO, YMD', true)",
-    );
-    const digests: TableDigest[] = [];
-    for (const table of projection.tables) {
-      const owned = ownedClause(table);
-      const order = table.orderBy.map((column) => `t.${checkIdentifier(column)}`).join(', ');
-      const result = await client.query<{ rows: string; sha256: string }>(
-        `SELECT count(*) AS rows,
-                encode(sha256(convert_to(coalesce(string_agg(t::text, E'\\n' ORDER BY ${order}), ''), 'UTF8')), 'hex') AS sha256
-           FROM ${schema}.${checkIdentifier(table.name)} t ${owned.sql}`,
-        owned.values,
-      );
-      const row = result.rows[0];
-      digests.push({ table: table.name, rows: Number(row?.rows ?? 0), sha256: row?.sha256 ?? '' });
-    }
+    const digests = await digestTablesIn(client, projection, schema);
     await client.query('COMMIT');
     return digests;
   } catch (error) {
@@ -62,6 +46,35 @@ export const digestTables = async (
   } finally {
     client.release();
   }
+};
+
+/**
+ * `digestTables` on a client already inside a transaction (the caller's snapshot: e.g. a
+ * REPEATABLE READ one that also reads the checkpoint, so rows and position agree).
+ */
+export const digestTablesIn = async (
+  client: Pick<pg.PoolClient, 'query'>,
+  projection: Projection,
+  schema: string = READ_MODEL_SCHEMA,
+): Promise<TableDigest[]> => {
+  assertSchemaName(schema);
+  await client.query(
+    "SELECT set_config('TimeZone', 'UTC', true), set_config('DateStyle', 'ISO, YMD', true)",
+  );
+  const digests: TableDigest[] = [];
+  for (const table of projection.tables) {
+    const owned = ownedClause(table);
+    const order = table.orderBy.map((column) => `t.${checkIdentifier(column)}`).join(', ');
+    const result = await client.query<{ rows: string; sha256: string }>(
+      `SELECT count(*) AS rows,
+              encode(sha256(convert_to(coalesce(string_agg(t::text, E'\\n' ORDER BY ${order}), ''), 'UTF8')), 'hex') AS sha256
+         FROM ${schema}.${checkIdentifier(table.name)} t ${owned.sql}`,
+      owned.values,
+    );
+    const row = result.rows[0];
+    digests.push({ table: table.name, rows: Number(row?.rows ?? 0), sha256: row?.sha256 ?? '' });
+  }
+  return digests;
 };
 
 /**
