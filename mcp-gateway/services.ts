@@ -1,0 +1,15 @@
+import type { ChangeFeed } from '../projections/index.js';
+import type { Database } from '../services/database/database.js';
+import type { EventStore } from '../services/event-store/types.js';
+import type { RequestCommandHandlers } from '../services/requests/commands.js';
+
+/**
+ * What tool handlers and resource readers run on. Built once by the composition root and
+ * passed to the server factory; every capability adds its service here.
+ */
+export interface GatewayServices {
+  readonly database: Database;
+  readonly eventStore: EventStore;
+  readonly changes: ChangeFeed;
+  readonly requests: RequestCommandHandlers;
+}
