@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CogitaveError } from '../services/runtime/errors.js';
 import type { GatewayServices } from './services.js';
 
 /**
@@ -73,6 +74,13 @@ export interface ToolDefinition<
    * else is an internal error.
    */
   readonly handler: (args: z.infer<Input>, context: ToolContext) => Promise<z.infer<Output>>;
+  /**
+   * For tools whose output schema carries its own error shape (the `network_*` tools answer
+   * `{status: 'error', error}`): builds that result from a thrown `CogitaveError`; the gateway
+   * sends it as `structuredContent` with `isError: true`. Without it an error result carries
+   * the message as text only.
+   */
+  readonly errorResult?: (error: CogitaveError, args: unknown) => z.infer<Output>;
   /** Readable text rendering of the structured result (the `text` content beside it). */
   readonly render: (result: z.infer<Output>) => string;
 }
