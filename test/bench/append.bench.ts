@@ -26,6 +26,7 @@ import {
 } from '../../services/event-store/postgres/adapter.js';
 import type { EventToAppend, ExpectedRevision } from '../../services/event-store/types.js';
 import { createLogger } from '../../services/runtime/logger.js';
+import { recordFigures } from './figures.js';
 
 type Backend = 'postgres' | 'pglite';
 type Variant = 'ours' | 'raw';
@@ -625,6 +626,23 @@ const main = async (): Promise<number> => {
   }
   printReport(machine, settings, results);
   if (settings.jsonFile !== undefined) writeJson(settings.jsonFile, machine, settings, results);
+  recordFigures(
+    results.map((result) => {
+      const isHeadline =
+        result.backend === HEADLINE.backend &&
+        result.writers === HEADLINE.writers &&
+        result.eventsPerAppend === HEADLINE.eventsPerAppend;
+      return {
+        bench: 'bench:append',
+        figure: `append, ${result.backend}, ${result.writers} writers, ${result.eventsPerAppend} event(s)/append`,
+        value: result.ours.appendsPerSec,
+        unit: 'appends/s',
+        baseline: { name: 'raw INSERT', value: result.raw.appendsPerSec },
+        ratio: result.ratio,
+        ...(isHeadline ? { target: `≥ ${TARGET_RATIO}×`, met: result.ratio >= TARGET_RATIO } : {}),
+      };
+    }),
+  );
   return 0;
 };
 

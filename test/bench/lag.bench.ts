@@ -49,6 +49,7 @@ import type {
 } from '../../services/event-store/types.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
 import { createLogger, redactUrl } from '../../services/runtime/logger.js';
+import { recordFigures } from './figures.js';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_WRITERS = [1, 8] as const;
@@ -691,6 +692,28 @@ const main = async (): Promise<number> => {
     return 1;
   }
   printReport(machine, settings, results);
+  recordFigures(
+    results.flatMap((result) => [
+      {
+        bench: 'bench:lag',
+        figure: `projection lag p50, append → row visible, ${result.writers} writers`,
+        value: result.visible.p50Ms,
+        unit: 'ms',
+      },
+      {
+        bench: 'bench:lag',
+        figure: `projection lag p99, append → row visible, ${result.writers} writers`,
+        value: result.visible.p99Ms,
+        unit: 'ms',
+      },
+      {
+        bench: 'bench:lag',
+        figure: `projection lag p99, append → NOTIFY received, ${result.writers} writers`,
+        value: result.notified.p99Ms,
+        unit: 'ms',
+      },
+    ]),
+  );
   if (settings.jsonFile !== undefined) {
     writeFileSync(
       settings.jsonFile,
