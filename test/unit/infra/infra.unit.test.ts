@@ -124,7 +124,7 @@ describe('infra/k8s', () => {
       expect(container.livenessProbe.httpGet.path).toBe('/healthz');
       expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     }
-    const ingress = objects.find((o) => o.kind === 'Ingress') as {
+    const ingress = objects.find((o) => o.kind === 'Ingress') as unknown as {
       metadata: { annotations: Record<string, string> };
     };
     expect(ingress.metadata.annotations['nginx.ingress.kubernetes.io/upstream-hash-by']).toBe(
