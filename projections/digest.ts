@@ -1,12 +1,18 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { assertSchemaName } from './apply-batch.js';
 import { deleteCheckpoint } from './checkpoints.js';
+import { copyLiveIndexes } from './shadow-indexes.js';
 import { READ_MODEL_SCHEMA, type Projection, type ProjectionTable } from './types.js';
 
 /**
  * Table digests and shadow schemas: what replay and verify compare. A digest is the sha256 of
- * every row of the projection's part of a table, as text, in key order, with the session's
- * time zone pinned so timestamps print the same everywhere.
+ * every row of the projection's part of a table, as text, joined by newlines, in key order,
+ * with the session's time zone pinned so timestamps print the same everywhere.
+ *
+ * The rows are walked with a cursor and fed to a running hash, so memory stays bounded
+ * whatever the table's size (one string of the whole table hits V8's string limit at a few
+ * million rows); the bytes hashed, and so the digest, do not depend on the chunk size.
  */
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
@@ -23,6 +29,15 @@ const ownedClause = (table: ProjectionTable): { sql: string; values: string[] } 
       }
     : { sql: '', values: [] };
 
+/** Rows fetched per round trip while digesting (the memory bound: one chunk of row texts). */
+export const DIGEST_CHUNK_ROWS = 5000;
+const DIGEST_CURSOR = 'cogitave_digest_rows';
+
+export interface DigestOptions {
+  /** Rows per fetch (default DIGEST_CHUNK_ROWS); the digest is the same for any value. */
+  readonly chunkRows?: number;
+}
+
 export interface TableDigest {
   readonly table: string;
   readonly rows: number;
@@ -33,11 +48,12 @@ export const digestTables = async (
   pool: pg.Pool,
   projection: Projection,
   schema: string = READ_MODEL_SCHEMA,
+  options: DigestOptions = {},
 ): Promise<TableDigest[]> => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN READ ONLY');
-    const digests = await digestTablesIn(client, projection, schema);
+    const digests = await digestTablesIn(client, projection, schema, options);
     await client.query('COMMIT');
     return digests;
   } catch (error) {
@@ -56,8 +72,13 @@ export const digestTablesIn = async (
   client: Pick<pg.PoolClient, 'query'>,
   projection: Projection,
   schema: string = READ_MODEL_SCHEMA,
+  options: DigestOptions = {},
 ): Promise<TableDigest[]> => {
   assertSchemaName(schema);
+  const chunkRows = options.chunkRows ?? DIGEST_CHUNK_ROWS;
+  if (!Number.isSafeInteger(chunkRows) || chunkRows < 1) {
+    throw new RangeError(`chunkRows must be a whole number of at least 1 (got ${chunkRows})`);
+  }
   await client.query(
     "SELECT set_config('TimeZone', 'UTC', true), set_config('DateStyle', 'ISO, YMD', true)",
   );
@@ -65,17 +86,39 @@ export const digestTablesIn = async (
   for (const table of projection.tables) {
     const owned = ownedClause(table);
     const order = table.orderBy.map((column) => `t.${checkIdentifier(column)}`).join(', ');
-    const result = await client.query<{ rows: string; sha256: string }>(
-      `SELECT count(*) AS rows,
-              encode(sha256(convert_to(coalesce(string_agg(t::text, E'\\n' ORDER BY ${order}), ''), 'UTF8')), 'hex') AS sha256
-         FROM ${schema}.${checkIdentifier(table.name)} t ${owned.sql}`,
+    await client.query(
+      `DECLARE ${DIGEST_CURSOR} NO SCROLL CURSOR FOR
+         SELECT t::text FROM ${schema}.${checkIdentifier(table.name)} t ${owned.sql} ORDER BY ${order}`,
       owned.values,
     );
-    const row = result.rows[0];
-    digests.push({ table: table.name, rows: Number(row?.rows ?? 0), sha256: row?.sha256 ?? '' });
+    const hash = createHash('sha256');
+    let rows = 0;
+    for (;;) {
+      const chunk = await client.query<[string]>({
+        text: `FETCH ${chunkRows} FROM ${DIGEST_CURSOR}`,
+        rowMode: 'array',
+      });
+      for (const [text] of chunk.rows) {
+        if (rows > 0) hash.update('\n');
+        hash.update(text, 'utf8');
+        rows += 1;
+      }
+      if (chunk.rows.length < chunkRows) break;
+    }
+    await client.query(`CLOSE ${DIGEST_CURSOR}`);
+    digests.push({ table: table.name, rows, sha256: hash.digest('hex') });
   }
   return digests;
 };
+
+export interface ShadowTableOptions {
+  /**
+   * Create missing tables with only the indexes writes need (see `ProjectionTable`);
+   * `buildShadowIndexes` adds the others once the rows are loaded (what a replay does).
+   * Existing tables are left as they are.
+   */
+  readonly deferIndexes?: boolean;
+}
 
 /**
  * Creates `shadow`'s copies of the projection's tables (columns, defaults, constraints and
@@ -85,6 +128,7 @@ export const createShadowTables = async (
   pool: pg.Pool,
   projection: Projection,
   shadow: string,
+  options: ShadowTableOptions = {},
 ): Promise<void> => {
   assertSchemaName(shadow);
   if (shadow === READ_MODEL_SCHEMA)
@@ -92,9 +136,37 @@ export const createShadowTables = async (
   await pool.query(`CREATE SCHEMA IF NOT EXISTS ${shadow}`);
   for (const table of projection.tables) {
     const name = checkIdentifier(table.name);
-    await pool.query(
-      `CREATE TABLE IF NOT EXISTS ${shadow}.${name} (LIKE ${READ_MODEL_SCHEMA}.${name} INCLUDING ALL)`,
+    if (!options.deferIndexes) {
+      await pool.query(
+        `CREATE TABLE IF NOT EXISTS ${shadow}.${name} (LIKE ${READ_MODEL_SCHEMA}.${name} INCLUDING ALL)`,
+      );
+      continue;
+    }
+    const existing = await pool.query<{ missing: boolean }>(
+      'SELECT to_regclass($1) IS NULL AS missing',
+      [`${shadow}.${name}`],
     );
+    // An existing table keeps the indexes it has; a new one starts with those writes need.
+    if (!existing.rows[0]?.missing) continue;
+    await pool.query(
+      `CREATE TABLE ${shadow}.${name} (LIKE ${READ_MODEL_SCHEMA}.${name} INCLUDING ALL EXCLUDING INDEXES)`,
+    );
+    await copyLiveIndexes(pool, shadow, name, {
+      load: true,
+      deferUnique: table.deferUniqueIndexes ?? false,
+    });
+  }
+};
+
+/** Adds to `shadow`'s tables every live index they lack (after a load with deferred indexes). */
+export const buildShadowIndexes = async (
+  pool: pg.Pool,
+  projection: Projection,
+  shadow: string,
+): Promise<void> => {
+  assertSchemaName(shadow);
+  for (const table of projection.tables) {
+    await copyLiveIndexes(pool, shadow, checkIdentifier(table.name), { load: false });
   }
 };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../services/event-store/hash-chain.js';
 import type { Position } from '../services/event-store/types.js';
+import { canonicalDocumentJson } from './canonical-json.js';
 import type { Queryable } from '../services/event-store/postgres/queries.js';
 import type { ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
 
@@ -19,7 +19,7 @@ export const resourceUri = (type: string, id: string): string =>
 
 /** sha256 (hex) of the canonical JSON (RFC 8785) of a resource's document. */
 export const resourceContentHash = (document: unknown): string =>
-  createHash('sha256').update(canonicalJson(document), 'utf8').digest('hex');
+  createHash('sha256').update(canonicalDocumentJson(document), 'utf8').digest('hex');
 
 export interface ResourceWrite {
   readonly uri: string;
@@ -43,13 +43,31 @@ export const resourcesTable = (projection: string): ProjectionTable => ({
   ownedWhere: { column: 'projection', equals: projection },
 });
 
-/** Upserts resources (one statement) and reports what the change feed must announce. */
-export const writeResources = async (
-  tx: ProjectionTransaction,
+const UPSERT_RESOURCES = `INSERT INTO resources
+    (uri, type, collection, product, title, content_hash, last_modified, projection, position)
+  SELECT uri, type, collection, product, title, content_hash, last_modified, projection, position
+    FROM json_populate_recordset(NULL::resources, $1::json)
+  ON CONFLICT (uri) DO UPDATE SET
+    type = EXCLUDED.type, collection = EXCLUDED.collection, product = EXCLUDED.product,
+    title = EXCLUDED.title, content_hash = EXCLUDED.content_hash,
+    last_modified = EXCLUDED.last_modified, projection = EXCLUDED.projection,
+    position = EXCLUDED.position`;
+
+/** Resource writes as index rows (content hashed) with the changes they announce. */
+export interface PreparedResources {
+  /** The rows as one JSON text, ready for `upsertResources`. */
+  readonly json: string;
+  readonly changes: ResourceChanges;
+}
+
+/**
+ * The CPU half of `writeResources`: hashes each document and serialises the rows. A handler
+ * may run it while another of its statements executes, then call `upsertResources`.
+ */
+export const prepareResources = (
   projection: string,
   writes: readonly ResourceWrite[],
-): Promise<ResourceChanges> => {
-  if (writes.length === 0) return { uris: [], collections: [] };
+): PreparedResources => {
   const rows = writes.map((write) => ({
     uri: write.uri,
     type: write.type,
@@ -61,23 +79,35 @@ export const writeResources = async (
     projection,
     position: write.position,
   }));
-  await tx.query(
-    `INSERT INTO resources (uri, type, collection, product, title, content_hash, last_modified, projection, position)
-     SELECT uri, type, collection, product, title, content_hash, last_modified, projection, position
-       FROM jsonb_populate_recordset(NULL::resources, $1::jsonb)
-     ON CONFLICT (uri) DO UPDATE SET
-       type = EXCLUDED.type, collection = EXCLUDED.collection, product = EXCLUDED.product,
-       title = EXCLUDED.title, content_hash = EXCLUDED.content_hash,
-       last_modified = EXCLUDED.last_modified, projection = EXCLUDED.projection,
-       position = EXCLUDED.position`,
-    [JSON.stringify(rows)],
-  );
   return {
-    uris: rows.map((row) => row.uri),
-    collections: [
-      ...new Set(rows.filter((_, i) => writes[i]?.created).map((row) => row.collection)),
-    ],
+    json: JSON.stringify(rows),
+    changes: {
+      uris: rows.map((row) => row.uri),
+      collections: [
+        ...new Set(rows.filter((_, i) => writes[i]?.created).map((row) => row.collection)),
+      ],
+    },
   };
+};
+
+/** Upserts prepared resources (one statement) and returns what the change feed must announce. */
+export const upsertResources = async (
+  tx: ProjectionTransaction,
+  prepared: PreparedResources,
+): Promise<ResourceChanges> => {
+  if (prepared.changes.uris.length === 0) return prepared.changes;
+  await tx.query(UPSERT_RESOURCES, [prepared.json]);
+  return prepared.changes;
+};
+
+/** Upserts resources (one statement) and reports what the change feed must announce. */
+export const writeResources = async (
+  tx: ProjectionTransaction,
+  projection: string,
+  writes: readonly ResourceWrite[],
+): Promise<ResourceChanges> => {
+  if (writes.length === 0) return { uris: [], collections: [] };
+  return upsertResources(tx, prepareResources(projection, writes));
 };
 
 export interface ResourceEntry {

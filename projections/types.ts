@@ -23,6 +23,13 @@ export interface ProjectionTable {
    * as a column and the value it must equal.
    */
   readonly ownedWhere?: { readonly column: string; readonly equals: string };
+  /**
+   * A replay may build this table's unique indexes (other than the primary key) after loading
+   * the rows rather than maintain them per row. Only for tables whose writes do not depend on
+   * them (no ON CONFLICT on them): a duplicate then fails the replay when the index is built,
+   * at its end, rather than at the event. Non-unique indexes are always built after the load.
+   */
+  readonly deferUniqueIndexes?: boolean;
 }
 
 /** What a batch changed, for the change feed. */

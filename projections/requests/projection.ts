@@ -1,7 +1,12 @@
 import type { MigrationSet } from '../../services/database/migrate.js';
 import type { RecordedEvent } from '../../services/event-store/types.js';
 import { REQUEST_EVENT_TYPES, requestStreamId } from '../../services/requests/events.js';
-import { resourcesTable, writeResources, type ResourceWrite } from '../resources.js';
+import {
+  prepareResources,
+  resourcesTable,
+  upsertResources,
+  type ResourceWrite,
+} from '../resources.js';
 import type { Projection, ProjectionTransaction, ResourceChanges } from '../types.js';
 import { parseRequestEvent } from './parse.js';
 import { fromRequestRow, REQUEST_COLUMNS, toRequestRow, type RequestRow } from './rows.js';
@@ -35,7 +40,24 @@ const HISTORY_COLUMNS = [
   'summary',
 ] as const;
 
+type HistoryRow = Record<(typeof HISTORY_COLUMNS)[number], unknown>;
+
 const columns = (names: readonly string[]): string => names.join(', ');
+
+const UPDATABLE = REQUEST_COLUMNS.filter((column) => column !== 'request_id');
+
+/*
+ * Rows travel as one JSON text per statement: JSON.stringify is the cheapest serialiser the
+ * process has, and `json_populate_recordset` (json, not jsonb) reads the text once without
+ * building a binary document of the whole batch first.
+ */
+const UPSERT_REQUESTS = `INSERT INTO requests (${columns(REQUEST_COLUMNS)})
+  SELECT ${columns(REQUEST_COLUMNS)} FROM json_populate_recordset(NULL::requests, $1::json)
+  ON CONFLICT (request_id) DO UPDATE SET (${columns(UPDATABLE)}) =
+    ROW(${UPDATABLE.map((column) => `EXCLUDED.${column}`).join(', ')})`;
+
+const INSERT_HISTORY = `INSERT INTO request_history (${columns(HISTORY_COLUMNS)})
+  SELECT ${columns(HISTORY_COLUMNS)} FROM json_populate_recordset(NULL::request_history, $1::json)`;
 
 const loadRequests = async (
   tx: ProjectionTransaction,
@@ -48,6 +70,35 @@ const loadRequests = async (
   return new Map(result.rows.map((row) => [row.request_id, fromRequestRow(row)]));
 };
 
+/** The `requestId` strings of the events' data, unchecked (see `apply`). */
+const rawRequestIds = (events: readonly RecordedEvent[]): string[] => {
+  const ids = new Set<string>();
+  for (const { data } of events) {
+    const id: unknown =
+      typeof data === 'object' && data !== null
+        ? (data as { requestId?: unknown }).requestId
+        : undefined;
+    if (typeof id === 'string') ids.add(id);
+  }
+  return [...ids];
+};
+
+/**
+ * Runs `work` while `statement` executes, then waits for the statement. If the work throws,
+ * the statement is still waited for (its client must be idle before the batch rolls back).
+ */
+const whileRunning = async <T>(statement: Promise<unknown>, work: () => T): Promise<T> => {
+  let result: T;
+  try {
+    result = work();
+  } catch (error) {
+    await statement.catch(() => undefined);
+    throw error;
+  }
+  await statement;
+  return result;
+};
+
 /**
  * A batch is folded in memory: the touched requests are read once, every event is folded in
  * log order, then the requests, their history and their resources are written with one
@@ -57,19 +108,24 @@ const apply = async (
   events: readonly RecordedEvent[],
   tx: ProjectionTransaction,
 ): Promise<ResourceChanges> => {
-  const parsed = events.map((recorded) => {
-    const event = parseRequestEvent(recorded);
-    if (recorded.streamId !== requestStreamId(event.data.requestId)) {
-      throw new Error(
-        `${recorded.type} names request ${event.data.requestId} but is stored on stream ${recorded.streamId}`,
-      );
-    }
-    return { recorded, event };
-  });
+  // The touched requests are read while the events are validated: a valid event's
+  // requestId is the one in its raw data.
+  const loading = loadRequests(tx, rawRequestIds(events));
+  const parsed = await whileRunning(loading, () =>
+    events.map((recorded) => {
+      const event = parseRequestEvent(recorded);
+      if (recorded.streamId !== requestStreamId(event.data.requestId)) {
+        throw new Error(
+          `${recorded.type} names request ${event.data.requestId} but is stored on stream ${recorded.streamId}`,
+        );
+      }
+      return { recorded, event };
+    }),
+  );
   const ids = [...new Set(parsed.map(({ event }) => event.data.requestId))];
-  const states = await loadRequests(tx, ids);
+  const states = await loading;
   const existed = new Set(states.keys());
-  const history = parsed.map(({ recorded, event }) => {
+  const history = parsed.map(({ recorded, event }): HistoryRow => {
     states.set(
       event.data.requestId,
       evolveRequest(states.get(event.data.requestId), recorded, event),
@@ -89,30 +145,28 @@ const apply = async (
   });
   const touched = ids.map((id) => states.get(id)).filter((state) => state !== undefined);
 
-  const updatable = REQUEST_COLUMNS.filter((column) => column !== 'request_id');
-  await tx.query(
-    `INSERT INTO requests (${columns(REQUEST_COLUMNS)})
-     SELECT ${columns(REQUEST_COLUMNS)} FROM jsonb_populate_recordset(NULL::requests, $1::jsonb)
-     ON CONFLICT (request_id) DO UPDATE SET (${columns(updatable)}) =
-       ROW(${updatable.map((column) => `EXCLUDED.${column}`).join(', ')})`,
-    [JSON.stringify(touched.map(toRequestRow))],
+  // Each statement is sent before the CPU work of the next one (serialising, hashing), so
+  // this process and the database work at the same time instead of in turn.
+  const historyJson = await whileRunning(
+    tx.query(UPSERT_REQUESTS, [JSON.stringify(touched.map(toRequestRow))]),
+    () => JSON.stringify(history),
   );
-  await tx.query(
-    `INSERT INTO request_history (${columns(HISTORY_COLUMNS)})
-     SELECT ${columns(HISTORY_COLUMNS)} FROM jsonb_populate_recordset(NULL::request_history, $1::jsonb)`,
-    [JSON.stringify(history)],
+  const resources = await whileRunning(tx.query(INSERT_HISTORY, [historyJson]), () =>
+    prepareResources(
+      REQUESTS_PROJECTION,
+      touched.map((state): ResourceWrite => ({
+        uri: state.uri,
+        type: REQUEST_RESOURCE_TYPE,
+        product: state.product,
+        title: state.title,
+        document: requestDocument(state),
+        lastModified: state.updatedAt,
+        position: state.lastPosition,
+        created: !existed.has(state.requestId),
+      })),
+    ),
   );
-  const resources: ResourceWrite[] = touched.map((state) => ({
-    uri: state.uri,
-    type: REQUEST_RESOURCE_TYPE,
-    product: state.product,
-    title: state.title,
-    document: requestDocument(state),
-    lastModified: state.updatedAt,
-    position: state.lastPosition,
-    created: !existed.has(state.requestId),
-  }));
-  return writeResources(tx, REQUESTS_PROJECTION, resources);
+  return upsertResources(tx, resources);
 };
 
 /** The Request read model: `read_model.requests`, `request_history` and their resources. */
@@ -121,8 +175,9 @@ export const requestsProjection: Projection = {
   filter: { streamPrefixes: [STREAM_PREFIX], eventTypes: REQUEST_EVENT_TYPES },
   migrations: requestsMigrations,
   tables: [
-    { name: 'requests', orderBy: ['request_id'] },
-    { name: 'request_history', orderBy: ['position'] },
+    // Upserts conflict on the primary keys only; history is insert-only.
+    { name: 'requests', orderBy: ['request_id'], deferUniqueIndexes: true },
+    { name: 'request_history', orderBy: ['position'], deferUniqueIndexes: true },
     resourcesTable(REQUESTS_PROJECTION),
   ],
   apply,

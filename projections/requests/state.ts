@@ -118,11 +118,12 @@ export const evolveRequest = (
   }
   if (!state)
     throw new Error(`${event.type} for request ${event.data.requestId}, which was never proposed`);
-  const next = { ...state, ...bookkeeping };
+  // Each case copies the state once (with the bookkeeping): the fold runs per event.
   switch (event.type) {
     case 'IntakeIssueOpened':
       return {
-        ...next,
+        ...state,
+        ...bookkeeping,
         intakeIssue: {
           repository: event.data.repository,
           number: event.data.issueNumber,
@@ -131,7 +132,8 @@ export const evolveRequest = (
       };
     case 'IntakeRejected':
       return {
-        ...next,
+        ...state,
+        ...bookkeeping,
         ...moveTo('rejected'),
         resumeStage: null,
         pendingProposal: null,
@@ -139,7 +141,8 @@ export const evolveRequest = (
       };
     case 'StageAdvanceProposed':
       return {
-        ...next,
+        ...state,
+        ...bookkeeping,
         pendingProposal: {
           proposalId: event.data.proposalId,
           fromStage: event.data.fromStage,
@@ -156,29 +159,32 @@ export const evolveRequest = (
       // A pull request of a proposal that was meanwhile decided changes nothing but history.
       return state.pendingProposal?.proposalId === event.data.proposalId
         ? {
-            ...next,
+            ...state,
+            ...bookkeeping,
             pendingProposal: {
               ...state.pendingProposal,
               pullNumber: event.data.pullNumber,
               pullUrl: event.data.pullUrl,
             },
           }
-        : next;
+        : { ...state, ...bookkeeping };
     case 'StageAdvanceApproved': {
       // As in the decider: approval decides the proposal and its evidence joins the request's.
       const pending = state.pendingProposal;
       return pending?.proposalId === event.data.proposalId
         ? {
-            ...next,
+            ...state,
+            ...bookkeeping,
             pendingProposal: null,
             evidence: mergeEvidence(state.evidence, pending.evidence),
           }
-        : next;
+        : { ...state, ...bookkeeping };
     }
     case 'StageAdvanced': {
       const { fromStage, toStage, proposalId } = event.data;
       return {
-        ...next,
+        ...state,
+        ...bookkeeping,
         ...moveTo(toStage),
         // `deferred` parks a request: remember where it resumes; leaving it forgets that.
         resumeStage: toStage === 'deferred' ? fromStage : null,
@@ -186,10 +192,15 @@ export const evolveRequest = (
       };
     }
     case 'StageAdvanceRejected':
-      return { ...next, pendingProposal: withoutProposal(state, event.data.proposalId) };
+      return {
+        ...state,
+        ...bookkeeping,
+        pendingProposal: withoutProposal(state, event.data.proposalId),
+      };
     case 'RequestWithdrawn':
       return {
-        ...next,
+        ...state,
+        ...bookkeeping,
         ...moveTo('withdrawn'),
         resumeStage: null,
         pendingProposal: null,

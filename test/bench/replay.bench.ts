@@ -16,12 +16,15 @@
  * 3. raw: the rows that rebuild produced, COPYed (FROM STDIN, text format) into plain tables
  *    with the same columns and no index or constraint: the cost of merely writing them.
  * 4. for scale, one pass reading the projection's events from the log (what any replay reads).
+ * Each step also reports its CPU seconds, of this process and of the database's server
+ * processes (read from /proc when the server runs on this host): on a machine shared with
+ * other work those stay put while wall times stretch.
  *
  * Environment: BENCH_EVENTS (default 1000000), BENCH_DATABASE_URL (admin connection the
  * throwaway database is created from; default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -461,11 +464,58 @@ const logger = createLogger('silent');
 
 const seconds = (since: number): number => (performance.now() - since) / 1000;
 
+interface Cpu {
+  /** CPU seconds of this process (user + system). */
+  readonly node: number;
+  /** CPU seconds of the database's server processes; null when they cannot be read. */
+  readonly postgres: number | null;
+}
+
 interface Step {
   readonly events: number;
   readonly seconds: number;
   readonly eventsPerSec: number;
+  /** What the step cost in CPU: wall time alone misleads on a machine others share. */
+  readonly cpu?: Cpu;
 }
+
+/** CPU ticks of a local server process, from /proc (Linux); null when unreadable. */
+const processTicks = (pid: number): number | null => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+    return Number(fields?.[11]) + Number(fields?.[12]);
+  } catch {
+    return null;
+  }
+};
+
+/** Starts counting CPU time of this process and of the benchmark database's backends. */
+const cpuMeter = async (pool: pg.Pool): Promise<{ stop(): Promise<Cpu> }> => {
+  const backends = async (): Promise<Map<number, number | null>> => {
+    const { rows } = await pool.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+    );
+    return new Map(rows.map(({ pid }) => [pid, processTicks(pid)]));
+  };
+  const before = await backends();
+  const node = process.cpuUsage();
+  return {
+    stop: async () => {
+      const used = process.cpuUsage(node);
+      const after = await backends();
+      let ticks: number | null = 0;
+      for (const [pid, now] of after) {
+        if (now === null || ticks === null) ticks = null;
+        else ticks += now - (before.get(pid) ?? 0);
+      }
+      // Linux counts in clock ticks of 1/100 s (USER_HZ).
+      return {
+        node: (used.user + used.system) / 1e6,
+        postgres: ticks === null ? null : ticks / 100,
+      };
+    },
+  };
+};
 
 const step = (events: number, elapsed: number): Step => ({
   events,
@@ -489,7 +539,12 @@ const verifySample = async (store: PostgresEventStore, requests: number): Promis
 };
 
 /** One pass over each projection's events, doing nothing with them. */
-const readOnly = async (store: PostgresEventStore, signal: AbortSignal): Promise<Step> => {
+const readOnly = async (
+  database: Database,
+  store: PostgresEventStore,
+  signal: AbortSignal,
+): Promise<Step> => {
+  const meter = await cpuMeter(database.pool);
   const started = performance.now();
   let events = 0;
   for (const projection of PROJECTIONS) {
@@ -507,7 +562,8 @@ const readOnly = async (store: PostgresEventStore, signal: AbortSignal): Promise
       from = last.position;
     }
   }
-  return step(events, seconds(started));
+  const elapsed = seconds(started);
+  return { ...step(events, elapsed), cpu: await meter.stop() };
 };
 
 /** What `cogitave replay` does for the rebuild: every projection, from zero, into its shadow. */
@@ -519,6 +575,7 @@ const rebuild = async (
   for (const projection of PROJECTIONS) {
     await dropShadow(database.pool, projection, shadowSchemaFor(projection));
   }
+  const meter = await cpuMeter(database.pool);
   const started = performance.now();
   let events = 0;
   for (const projection of PROJECTIONS) {
@@ -532,7 +589,8 @@ const rebuild = async (
     });
     events += result.events;
   }
-  return step(events, seconds(started));
+  const elapsed = seconds(started);
+  return { ...step(events, elapsed), cpu: await meter.stop() };
 };
 
 interface RawCopy extends Step {
@@ -562,14 +620,16 @@ const rawCopy = async (database: Database, events: number): Promise<RawCopy> => 
       }
     }
     await client.query('CHECKPOINT');
+    const meter = await cpuMeter(database.pool);
     const started = performance.now();
     for (const load of loads) await copy(client, `COPY ${load.target} FROM STDIN`, load.chunks);
     const elapsed = seconds(started);
+    const cpu = await meter.stop();
     const counted = await client.query<{ rows: string }>(
       loads.map((load) => `SELECT count(*) AS rows FROM ${load.target}`).join(' UNION ALL '),
     );
     const rows = counted.rows.reduce((sum, row) => sum + Number(row.rows), 0);
-    return { ...step(events, elapsed), rows, bytes };
+    return { ...step(events, elapsed), cpu, rows, bytes };
   } finally {
     client.release();
   }
@@ -613,6 +673,11 @@ const describeServer = async (pool: pg.Pool): Promise<string> => {
 };
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+const cpuText = (cpu: Cpu | undefined): string =>
+  cpu === undefined
+    ? 'n/a'
+    : `${cpu.node.toFixed(1)} + ${cpu.postgres === null ? '?' : cpu.postgres.toFixed(1)}`;
 
 const markdown = (result: Result): string => {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
@@ -665,6 +730,7 @@ const markdown = (result: Result): string => {
     '',
     `- ours includes the handler's fold, its SQL and one commit per batch; the shadow's digests then took ${result.digestSeconds.toFixed(1)} s (replay computes them for the live and the shadow side). Peak RSS ${int(result.rssMiB)} MiB.`,
     `- events/s of raw = the events whose rows it wrote, per second of COPY; "vs raw" divides by it.`,
+    `- CPU seconds (this process + Postgres backends): ours ${cpuText(ours.cpu)}, raw ${cpuText(raw.cpu)}, reading ${cpuText(read.cpu)}; load average at the end ${os.loadavg()[0]?.toFixed(1) ?? '?'} (other work on the machine stretches wall times, not CPU seconds).`,
     '',
     `Headline: rebuild ours/raw = ${result.ratio.toFixed(2)} (target ≥ ${TARGET_RATIO}: ${verdict}).`,
   ].join('\n');
@@ -729,7 +795,7 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
         say('raw COPY of the same rows…');
         const raw = await rawCopy(database, ours.events);
         say('reading the log…');
-        const read = await readOnly(store, signal);
+        const read = await readOnly(database, store, signal);
         const cpus = os.cpus();
         return {
           settings,

@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalDocumentJson } from '../../../projections/canonical-json.js';
+import { requestDocument, type RequestState } from '../../../projections/requests/state.js';
+import { canonicalJson } from '../../../services/event-store/hash-chain.js';
+
+/**
+ * Resource hashes cover the canonical JSON of a document: the fast serialiser must give the
+ * library's text byte for byte (or the library's error) for any value.
+ */
+const same = (value: unknown): void => {
+  let expected: { text: string } | { error: string };
+  try {
+    expected = { text: canonicalJson(value) };
+  } catch (error) {
+    expected = { error: (error as Error).message };
+  }
+  if ('text' in expected) expect(canonicalDocumentJson(value)).toBe(expected.text);
+  else expect(() => canonicalDocumentJson(value)).toThrow(expected.error);
+};
+
+describe('canonical JSON of resource documents', () => {
+  it('given any JSON value, when serialised, then the text is the library’s', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        same(value);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('given strings of any UTF-16 code units, including lone surrogates, when serialised, then text or error are the library’s', () => {
+    const unit = fc.string({ unit: 'binary' });
+    fc.assert(
+      fc.property(unit, fc.dictionary(unit, unit), (text, record) => {
+        same(text);
+        same(record);
+        same([text, { [text]: record }]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('given values outside plain JSON, when serialised, then the library decides', () => {
+    for (const value of [
+      NaN,
+      -Infinity,
+      -0,
+      1e21,
+      5e-7,
+      [1, undefined, 2],
+      { a: undefined, b: 1 },
+      { toJSON: () => ({ z: 1, a: 2 }) },
+      new Date(Date.UTC(2026, 0, 5)),
+      '\uD83D\uDE00 paired',
+      'lone \uD800',
+      { '\uDC00': 1 },
+      Object.assign(Object.create(null) as object, { b: 2, a: 1 }),
+    ]) {
+      same(value);
+    }
+  });
+
+  it('given a request document, when serialised, then keys are sorted at every level', () => {
+    const state: RequestState = {
+      requestId: 'req-2026-0001',
+      uri: 'cogitave://request/req-2026-0001',
+      title: 'Faster "search" é',
+      problem: 'Slow\nsearch',
+      product: 'docs',
+      requester: 'team:docs',
+      priority: 'high',
+      acceptanceCriteria: [{ id: 'ac-1', text: 'p95 < 1 s' }],
+      links: [{ url: 'https://example.com', title: 'Spec' }],
+      stage: 'accepted',
+      status: 'active',
+      resumeStage: null,
+      pendingProposal: null,
+      evidence: { specLink: 'https://x/spec', notes: 'n', links: ['b', 'a'] },
+      intakeIssue: { repository: 'cogitave/requests', number: 7, url: 'https://x' },
+      proposedBy: 'agent:intake',
+      closedReason: null,
+      createdAt: '2026-01-05T09:00:00.000Z',
+      updatedAt: '2026-01-05T09:05:00.000Z',
+      version: 4,
+      lastPosition: '0000000000000001-0000000000000005' as RequestState['lastPosition'],
+    };
+    const text = canonicalDocumentJson(requestDocument(state));
+    expect(text).toBe(canonicalJson(requestDocument(state)));
+    expect(text.startsWith('{"acceptanceCriteria":[{"id":"ac-1","text":"p95 < 1 s"}],')).toBe(true);
+    expect(text).toContain(
+      '"evidence":{"links":["b","a"],"notes":"n","specLink":"https://x/spec"}',
+    );
+  });
+});
