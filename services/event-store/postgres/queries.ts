@@ -21,11 +21,27 @@ interface EventRow {
 const EVENT_COLUMNS = `position, transaction_id, stream_id, stream_revision, event_id, event_type,
   data, metadata, prev_hash, hash`;
 
+const HEX_WIDTH = 16;
+
+/**
+ * encodePosition of two decimal strings. Both parts fit a double in practice, and then plain
+ * number formatting gives the same text several times faster than BigInt arithmetic (this
+ * runs for every event read: replays read millions).
+ */
+const positionOf = (transactionId: string, position: string): Position => {
+  const major = Number(transactionId);
+  const minor = Number(position);
+  if (!Number.isSafeInteger(major) || !Number.isSafeInteger(minor) || major < 0 || minor < 0) {
+    return encodePosition(BigInt(transactionId), BigInt(position));
+  }
+  return `${major.toString(16).padStart(HEX_WIDTH, '0')}-${minor.toString(16).padStart(HEX_WIDTH, '0')}` as Position;
+};
+
 const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
   streamId: row.stream_id,
   revision: BigInt(row.stream_revision),
-  position: encodePosition(BigInt(row.transaction_id), BigInt(row.position)),
+  position: positionOf(row.transaction_id, row.position),
   type: row.event_type,
   data: row.data,
   metadata: row.metadata,
@@ -202,7 +218,7 @@ export const selectLog = async (
   const result = await db.query<
     Partial<EventRow> & { end_tx: string | null; end_position: string | null }
   >(
-    `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+    `WITH ${VISIBILITY_HORIZON},
      page AS (
        SELECT ${columns.join(', ')}
          FROM event_store.events e, h
@@ -228,6 +244,26 @@ export const selectLog = async (
       : null;
   return { events: rows.map(toRecordedEvent), scannedTo };
 };
+
+/**
+ * `h.xmin`: the oldest transaction of *this database* that the statement's snapshot still sees
+ * in progress; events of transactions below it are final, so a reader may pass them without
+ * ever skipping a later commit. `pg_snapshot_xmin` alone is cluster-wide: a long transaction
+ * in any other database would hold every subscriber back. So the snapshot's in-progress list
+ * drops only the xids positively seen running in another database (pg_stat_activity);
+ * everything else counts, including transactions that ended after the snapshot was taken
+ * (their rows are invisible to this statement) and prepared ones. Erring that way only delays.
+ */
+const VISIBILITY_HORIZON = `s AS (SELECT pg_current_snapshot() AS snap),
+     h AS (
+       SELECT coalesce(
+         (SELECT min(x) FROM pg_snapshot_xip(s.snap) AS x
+           WHERE (x::text::numeric % 4294967296)::bigint NOT IN (
+             SELECT a.backend_xid::text::bigint FROM pg_stat_activity a
+              WHERE a.backend_xid IS NOT NULL
+                AND a.datid IS DISTINCT FROM (SELECT oid FROM pg_database WHERE datname = current_database()))),
+         pg_snapshot_xmax(s.snap)) AS xmin
+       FROM s)`;
 
 export const notifyChannel = 'cogitave_events';
 
