@@ -60,7 +60,10 @@ export const NODE_LABELS: readonly LabelSpec[] = [
     resourceType: 'unit',
     description: 'One lesson of a learning module (the shape of a learning-module unit).',
     required: [DURATION],
-    optional: [],
+    optional: [
+      { name: 'href', type: 'string', description: 'Path of the unit on a docs site.' },
+      { name: 'headings', type: 'string[]', description: 'The unit’s section headings, in order.' },
+    ],
     source: 'catalog',
   },
   {
@@ -116,6 +119,11 @@ export const NODE_LABELS: readonly LabelSpec[] = [
         name: 'compiled',
         type: 'boolean',
         description: 'true: type-checked clean; false: diagnostics; absent: not checkable.',
+      },
+      {
+        name: 'diagnostics',
+        type: 'string[]',
+        description: 'The first compiler diagnostics (line:column message) when compiled is false.',
       },
     ],
     source: 'catalog',

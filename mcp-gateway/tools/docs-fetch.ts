@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { defineTool } from '../registry.js';
+
+const output = z.object({
+  uid: z.string(),
+  label: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  body: z.string(),
+  product: z.string().nullable(),
+  monikers: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  sourcePath: z.string().nullable(),
+  contentHash: z.string(),
+  lastModified: z.string(),
+  uri: z.string(),
+  edges: z.object({
+    outbound: z.array(
+      z.object({
+        type: z.string(),
+        uid: z.string(),
+        title: z.string().nullable(),
+        ordinal: z.number().int(),
+        origin: z.string(),
+      }),
+    ),
+    inbound: z.array(z.object({ type: z.string(), uid: z.string(), title: z.string().nullable() })),
+  }),
+});
+
+export const docsFetchTool = defineTool({
+  name: 'docs_fetch',
+  title: 'Fetch a catalog node',
+  description:
+    'Fetch one node of the knowledge graph (Doc, Article, Unit, Module, LearningPath, ADR, Skill, CodeSample) by uid: its full canonical content (Markdown body or code), attributes, monikers, contentHash, lastModified, resource URI and its typed edges in both directions. Give moniker to require a version ("latest" or a date). Unknown uids return an error listing the closest uids.',
+  input: z.object({
+    uid: z.string().min(1).describe('Node uid, e.g. cogitave.core.architecture'),
+    moniker: z.string().optional().describe('Docs version: "latest" (default) or YYYY-MM'),
+  }),
+  output,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  access: 'read',
+  handler: async (args, { services }) => {
+    const node = await services.catalog.fetchNode({
+      uid: args.uid,
+      ...(args.moniker === undefined ? {} : { moniker: args.moniker }),
+    });
+    return {
+      ...node,
+      monikers: [...node.monikers],
+      attributes: { ...node.attributes },
+      edges: { outbound: [...node.edges.outbound], inbound: [...node.edges.inbound] },
+    };
+  },
+  render: (node) =>
+    [
+      `# ${node.title}`,
+      `${node.label} ${node.uid} · ${node.uri} · monikers ${node.monikers.join(', ')} · modified ${node.lastModified}`,
+      node.summary,
+      '',
+      node.body,
+      '',
+      node.edges.outbound.length > 0
+        ? `Links out: ${node.edges.outbound.map((e) => `${e.type} → ${e.uid}`).join('; ')}`
+        : '',
+      node.edges.inbound.length > 0
+        ? `Links in: ${node.edges.inbound.map((e) => `${e.uid} -${e.type}→`).join('; ')}`
+        : '',
+    ]
+      .filter((line, index) => index < 4 || line !== '')
+      .join('\n'),
+});

@@ -1,0 +1,200 @@
+import type { NodeContent, NodeEdge } from '../../services/catalog/content.js';
+import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../../services/catalog/content.js';
+import { labelForResourceType } from '../../services/catalog/vocabulary.js';
+import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import { getResource } from '../resources.js';
+import { catalogNodeUri } from './projection.js';
+
+/** Typed reads of the catalog read model (never of the node streams). */
+export interface CatalogNode {
+  readonly content: NodeContent;
+  readonly contentHash: string;
+  readonly lastModified: string;
+  readonly revision: number;
+  readonly uri: string;
+}
+
+export interface CatalogNodeSummary {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly monikers: readonly string[];
+  readonly attributes: Readonly<Record<string, unknown>>;
+}
+
+export interface CatalogEdgeRow {
+  readonly source: string;
+  readonly type: string;
+  readonly target: string;
+  readonly ordinal: number;
+  readonly origin: EdgeOrigin;
+}
+
+interface NodeRow {
+  uid: string;
+  label: string;
+  title: string;
+  summary: string;
+  body: string;
+  product: string | null;
+  monikers: string[];
+  attributes: Record<string, unknown>;
+  source_path: string | null;
+  content_hash: string;
+  last_modified: Date;
+  revision: string;
+}
+
+interface EdgeRow {
+  source_uid: string;
+  edge_type: string;
+  target_uid: string;
+  ordinal: number;
+  origin: string;
+}
+
+const toEdge = (row: EdgeRow): CatalogEdgeRow => ({
+  source: row.source_uid,
+  type: row.edge_type,
+  target: row.target_uid,
+  ordinal: row.ordinal,
+  origin: (EDGE_ORIGINS as readonly string[]).includes(row.origin)
+    ? (row.origin as EdgeOrigin)
+    : 'frontMatter',
+});
+
+const EDGE_COLUMNS = 'source_uid, edge_type, target_uid, ordinal, origin';
+
+export const getCatalogNode = async (
+  db: Queryable,
+  uid: string,
+): Promise<CatalogNode | undefined> => {
+  const result = await db.query<NodeRow>(
+    `SELECT uid, label, title, summary, body, product, monikers, attributes, source_path,
+            content_hash, last_modified, revision
+       FROM read_model.catalog_nodes WHERE uid = $1`,
+    [uid],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const edges = await db.query<EdgeRow>(
+    `SELECT ${EDGE_COLUMNS} FROM read_model.catalog_edges WHERE source_uid = $1`,
+    [uid],
+  );
+  // Rebuilt exactly as the events carried it (same normal form), so hashes agree.
+  const content: NodeContent = {
+    uid: row.uid,
+    label: row.label,
+    title: row.title,
+    summary: row.summary,
+    body: row.body,
+    product: row.product,
+    monikers: row.monikers,
+    attributes: row.attributes,
+    edges: edges.rows
+      .map(toEdge)
+      .map(({ type, target, ordinal, origin }): NodeEdge => ({ type, target, ordinal, origin }))
+      .sort(compareEdges),
+    sourcePath: row.source_path,
+  };
+  return {
+    content,
+    contentHash: row.content_hash,
+    lastModified: row.last_modified.toISOString(),
+    revision: Number(row.revision),
+    uri: catalogNodeUri(row.label, row.uid),
+  };
+};
+
+export const getNodeSummaries = async (
+  db: Queryable,
+  uids: readonly string[],
+): Promise<Map<string, CatalogNodeSummary>> => {
+  if (uids.length === 0) return new Map();
+  const result = await db.query<CatalogNodeSummary>(
+    `SELECT uid, label, title, summary, monikers, attributes
+       FROM read_model.catalog_nodes WHERE uid = ANY($1::text[])`,
+    [uids],
+  );
+  return new Map(result.rows.map((row) => [row.uid, row]));
+};
+
+export interface EdgeQuery {
+  readonly uids: readonly string[];
+  /** `out`: edges whose source is in `uids`; `in`: whose target is. */
+  readonly direction: 'out' | 'in';
+  /** Undefined: every type. */
+  readonly types?: readonly string[] | undefined;
+}
+
+/** Edges between live nodes only (a retired target is not followed). */
+export const getEdges = async (db: Queryable, query: EdgeQuery): Promise<CatalogEdgeRow[]> => {
+  if (query.uids.length === 0) return [];
+  const column = query.direction === 'out' ? 'e.source_uid' : 'e.target_uid';
+  const result = await db.query<EdgeRow>(
+    `SELECT e.source_uid, e.edge_type, e.target_uid, e.ordinal, e.origin
+       FROM read_model.catalog_edges e
+       JOIN read_model.catalog_nodes s ON s.uid = e.source_uid
+       JOIN read_model.catalog_nodes t ON t.uid = e.target_uid
+      WHERE ${column} = ANY($1::text[]) AND ($2::text[] IS NULL OR e.edge_type = ANY($2::text[]))
+      ORDER BY e.source_uid, e.edge_type, e.ordinal, e.target_uid`,
+    [query.uids, query.types ?? null],
+  );
+  return result.rows.map(toEdge);
+};
+
+/** Every moniker some node carries, sorted. */
+export const listMonikersInUse = async (db: Queryable): Promise<string[]> => {
+  const result = await db.query<{ moniker: string }>(
+    `SELECT DISTINCT unnest(monikers) AS moniker FROM read_model.catalog_nodes ORDER BY 1`,
+  );
+  return result.rows.map((row) => row.moniker);
+};
+
+export const countNodesByLabel = async (db: Queryable): Promise<Map<string, number>> => {
+  const result = await db.query<{ label: string; count: string }>(
+    'SELECT label, count(*) AS count FROM read_model.catalog_nodes GROUP BY label',
+  );
+  return new Map(result.rows.map((row) => [row.label, Number(row.count)]));
+};
+
+/** uid and title of every node (for closest-match suggestions), capped. */
+export const listUidsAndTitles = async (
+  db: Queryable,
+  limit = 20_000,
+): Promise<{ uid: string; title: string; label: string }[]> => {
+  const result = await db.query<{ uid: string; title: string; label: string }>(
+    'SELECT uid, title, label FROM read_model.catalog_nodes ORDER BY uid LIMIT $1',
+    [limit],
+  );
+  return result.rows;
+};
+
+export interface CatalogResource {
+  readonly document: NodeContent;
+  readonly contentHash: string;
+  readonly lastModified: string;
+}
+
+/**
+ * `resources/read` for `cogitave://{type}/{id}` of a catalog node: the node's canonical
+ * content, with the hash and time the resource index holds for it.
+ */
+export const readCatalogResource = async (
+  db: Queryable,
+  type: string,
+  id: string,
+): Promise<CatalogResource | undefined> => {
+  const spec = labelForResourceType(type);
+  if (!spec || spec.source !== 'catalog') return undefined;
+  const node = await getCatalogNode(db, id);
+  if (node?.content.label !== spec.label) return undefined;
+  const entry = await getResource(db, node.uri);
+  if (!entry) return undefined;
+  return {
+    document: node.content,
+    contentHash: entry.contentHash,
+    lastModified: entry.lastModified,
+  };
+};

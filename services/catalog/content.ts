@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { canonicalJson } from '../event-store/hash-chain.js';
+
+/**
+ * A catalog node's canonical content: what its events carry in full and what `resources/read`
+ * serves. Normalised (sorted monikers and edges, explicit nulls) so equal content always has
+ * equal canonical JSON, and so an unchanged corpus hashes to the same `contentHash`.
+ */
+export const EDGE_ORIGINS = ['frontMatter', 'text'] as const;
+export type EdgeOrigin = (typeof EDGE_ORIGINS)[number];
+
+export interface NodeEdge {
+  readonly type: string;
+  readonly target: string;
+  /** Order among the source's edges of one type (or the position inside the target). */
+  readonly ordinal: number;
+  readonly origin: EdgeOrigin;
+}
+
+export interface NodeContent {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly summary: string;
+  /** Markdown for documents, the code for a CodeSample. */
+  readonly body: string;
+  readonly product: string | null;
+  readonly monikers: readonly string[];
+  readonly attributes: Readonly<Record<string, unknown>>;
+  /** Outbound edges, sorted by (type, ordinal, target). */
+  readonly edges: readonly NodeEdge[];
+  /** Path of the corpus file, relative to the corpus root, with `/` separators. */
+  readonly sourcePath: string | null;
+}
+
+export const nodeEdgeSchema = z.object({
+  type: z.string(),
+  target: z.string(),
+  ordinal: z.number().int(),
+  origin: z.enum(EDGE_ORIGINS),
+});
+
+export const nodeContentSchema = z.object({
+  uid: z.string(),
+  label: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  body: z.string(),
+  product: z.string().nullable(),
+  monikers: z.array(z.string()),
+  attributes: z.record(z.string(), z.unknown()),
+  edges: z.array(nodeEdgeSchema),
+  sourcePath: z.string().nullable(),
+});
+
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export const compareEdges = (a: NodeEdge, b: NodeEdge): number =>
+  byCodePoint(a.type, b.type) || a.ordinal - b.ordinal || byCodePoint(a.target, b.target);
+
+/** The one normal form: sorted, de-duplicated monikers and edges; no undefined attributes. */
+export const normalizeContent = (content: NodeContent): NodeContent => ({
+  uid: content.uid,
+  label: content.label,
+  title: content.title,
+  summary: content.summary,
+  body: content.body,
+  product: content.product,
+  monikers: [...new Set(content.monikers)].sort(byCodePoint),
+  attributes: Object.fromEntries(
+    Object.entries(content.attributes)
+      .filter(([, value]) => value !== undefined)
+      .sort(([a], [b]) => byCodePoint(a, b)),
+  ),
+  edges: [...content.edges].sort(compareEdges),
+  sourcePath: content.sourcePath,
+});
+
+/** sha256 (hex) of the canonical JSON (RFC 8785): the same formula as the resource index's. */
+export const nodeContentHash = (content: NodeContent): string =>
+  createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');

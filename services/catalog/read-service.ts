@@ -1,0 +1,461 @@
+import { distance } from 'fastest-levenshtein';
+import { z } from 'zod';
+import {
+  countNodesByLabel,
+  getCatalogNode,
+  getEdges,
+  getNodeSummaries,
+  listMonikersInUse,
+  listUidsAndTitles,
+  type CatalogEdgeRow,
+  type CatalogNodeSummary,
+} from '../../projections/catalog/queries.js';
+import { catalogNodeUri } from '../../projections/catalog/projection.js';
+import type { Queryable } from '../event-store/postgres/queries.js';
+import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
+import { findLearningPath, type LearningGraph } from './learning-path.js';
+import {
+  DEFAULT_MONIKER,
+  EDGE_TYPES,
+  edgeTypeNames,
+  MONIKER_PATTERN,
+  NODE_LABELS,
+  RESOURCE_URI_TEMPLATE,
+  UID_PATTERN,
+} from './vocabulary.js';
+
+/**
+ * The catalog's read side: typed, zod-validated inputs, coded errors, reads only from the
+ * read model (`read_model.catalog_*`), never from the node streams.
+ */
+const uid = z.string().regex(UID_PATTERN, `a uid matches ${UID_PATTERN.source}`);
+const moniker = z.string().regex(MONIKER_PATTERN, `a moniker is "latest" or a date (YYYY-MM)`);
+
+export const fetchNodeInput = z.object({ uid, moniker: moniker.optional() });
+export const getRelatedInput = z.object({
+  uid,
+  edgeTypes: z.array(z.string()).optional(),
+  direction: z.enum(['out', 'in', 'both']).default('both'),
+  depth: z.number().int().min(1).max(2).default(1),
+});
+export const getLearningPathInput = z.object({
+  targetUid: uid,
+  knownUids: z.array(z.string()).max(1000).optional(),
+});
+export const resolveXrefInput = z.object({
+  xref: z.string().min(1).max(400),
+  moniker: moniker.optional(),
+});
+
+export type FetchNodeInput = z.input<typeof fetchNodeInput>;
+export type GetRelatedInput = z.input<typeof getRelatedInput>;
+export type GetLearningPathInput = z.input<typeof getLearningPathInput>;
+export type ResolveXrefInput = z.input<typeof resolveXrefInput>;
+
+export interface SchemaDescription {
+  readonly labels: readonly {
+    readonly label: string;
+    readonly resourceType: string;
+    readonly description: string;
+    readonly source: 'catalog' | 'requests';
+    readonly required: readonly { name: string; type: string; description: string }[];
+    readonly optional: readonly { name: string; type: string; description: string }[];
+    readonly count: number;
+  }[];
+  readonly edgeTypes: readonly {
+    readonly type: string;
+    readonly description: string;
+    readonly from: readonly string[];
+    readonly to: readonly string[];
+  }[];
+  readonly monikers: readonly string[];
+  readonly defaultMoniker: string;
+  readonly uidPattern: string;
+  readonly uriTemplate: string;
+  readonly hint: string;
+}
+
+export interface NodeView {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly body: string;
+  readonly product: string | null;
+  readonly monikers: readonly string[];
+  readonly attributes: Readonly<Record<string, unknown>>;
+  readonly sourcePath: string | null;
+  readonly contentHash: string;
+  readonly lastModified: string;
+  readonly uri: string;
+  readonly edges: {
+    readonly outbound: readonly {
+      type: string;
+      uid: string;
+      title: string | null;
+      ordinal: number;
+      origin: string;
+    }[];
+    readonly inbound: readonly { type: string; uid: string; title: string | null }[];
+  };
+}
+
+export interface RelatedNode {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly edgeType: string;
+  /** `out`: `from` points at this node; `in`: this node points at `from`. */
+  readonly direction: 'out' | 'in';
+  readonly depth: number;
+  readonly from: string;
+}
+
+export interface RelatedResult {
+  readonly uid: string;
+  readonly results: readonly RelatedNode[];
+  readonly truncated: boolean;
+}
+
+export interface LearningStep {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly durationInMinutes: number | null;
+  /** Why it is on the path: `target`, `prerequisite`, `part` (of a module/path), `teaches`. */
+  readonly reason: string;
+  readonly uri: string;
+}
+
+export interface LearningPathResult {
+  readonly targetUid: string;
+  readonly steps: readonly LearningStep[];
+  readonly totalDurationInMinutes: number;
+  /** Known uids that were on the way (skipped with everything they cover). */
+  readonly skipped: readonly string[];
+}
+
+export interface XrefResolution {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly uri: string;
+  readonly moniker: string;
+}
+
+export interface CatalogReadService {
+  describeSchema(): Promise<SchemaDescription>;
+  fetchNode(input: FetchNodeInput): Promise<NodeView>;
+  getRelated(input: GetRelatedInput): Promise<RelatedResult>;
+  getLearningPath(input: GetLearningPathInput): Promise<LearningPathResult>;
+  resolveXref(input: ResolveXrefInput): Promise<XrefResolution>;
+}
+
+const parse = <T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> => {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`,
+  );
+  throw new InvalidArgument(`${what}: ${problems.join('; ')}`, { problems });
+};
+
+const MAX_RELATED = 200;
+
+export const QUERY_HINT =
+  'Plan multi-hop questions from this vocabulary instead of listing the catalog: pick the labels and edge types that connect what you know to what you need, then follow them with get_related (depth ≤ 2, filter edge_types and direction) or query_graph (bounded patterns such as (u:Unit)-[:partOf]->(m:Module)-[:partOf]->(p:LearningPath)). Use docs_search to find a starting uid, docs_fetch to read a node, get_learning_path for prerequisite order and resolve_xref for @uid links.';
+
+/** `@uid`, `<xref:uid>`, `xref:uid`, each optionally with `?view=moniker`. */
+export const parseXref = (xref: string): { uid: string; moniker?: string } | undefined => {
+  const trimmed = xref.trim();
+  const match =
+    /^(?:<xref:([^>?#\s]+)(?:\?view=([^>#&\s]+))?[^>]*>|@([^?#\s]+)(?:\?view=([^#&\s]+))?|(?:xref:)?([^?#\s<>@]+)(?:\?view=([^#&\s]+))?)$/.exec(
+      trimmed,
+    );
+  if (!match) return undefined;
+  const raw = match[1] ?? match[3] ?? match[5];
+  const view = match[2] ?? match[4] ?? match[6];
+  if (raw === undefined) return undefined;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  return view === undefined ? { uid: decoded } : { uid: decoded, moniker: view };
+};
+
+const closestMatches = (
+  needle: string,
+  candidates: readonly { uid: string; title: string; label: string }[],
+  count = 5,
+): { uid: string; title: string; label: string }[] => {
+  const lower = needle.toLowerCase();
+  return candidates
+    .map((candidate) => ({
+      candidate,
+      score: Math.min(
+        distance(lower, candidate.uid.toLowerCase()),
+        distance(lower, candidate.title.toLowerCase()),
+      ),
+    }))
+    .sort((a, b) => a.score - b.score || (a.candidate.uid < b.candidate.uid ? -1 : 1))
+    .slice(0, count)
+    .map(({ candidate }) => candidate);
+};
+
+const durationOf = (summary: CatalogNodeSummary): number | null => {
+  const value = summary.attributes.durationInMinutes;
+  return typeof value === 'number' ? value : null;
+};
+
+export const createCatalogReadService = ({
+  db,
+}: {
+  readonly db: Queryable;
+}): CatalogReadService => {
+  const notFound = async (uidOrRef: string, what: string): Promise<CogitaveError> => {
+    const closest = closestMatches(uidOrRef, await listUidsAndTitles(db));
+    const suggestions = closest.map((c) => `${c.uid} (${c.title})`).join(', ');
+    return new NotFound(
+      `${what} "${uidOrRef}" is not in the catalog${suggestions ? `; closest: ${suggestions}` : ''}.`,
+      { uid: uidOrRef, closest },
+    );
+  };
+
+  const checkMoniker = (
+    uidValue: string,
+    monikers: readonly string[],
+    wanted: string | undefined,
+  ): void => {
+    if (wanted === undefined || monikers.includes(wanted)) return;
+    throw new NotFound(
+      `Node "${uidValue}" has no version for moniker "${wanted}"; it exists in: ${monikers.join(', ')}.`,
+      { uid: uidValue, moniker: wanted, monikers },
+    );
+  };
+
+  const checkEdgeTypes = (types: readonly string[] | undefined): void => {
+    const unknown = (types ?? []).filter((type) => !edgeTypeNames.includes(type));
+    if (unknown.length > 0) {
+      throw new InvalidArgument(
+        `unknown edge type${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; known: ${edgeTypeNames.join(', ')}`,
+        { unknown },
+      );
+    }
+  };
+
+  return {
+    describeSchema: async () => {
+      const [counts, monikers] = await Promise.all([countNodesByLabel(db), listMonikersInUse(db)]);
+      return {
+        labels: NODE_LABELS.map((spec) => ({
+          label: spec.label,
+          resourceType: spec.resourceType,
+          description: spec.description,
+          source: spec.source,
+          required: spec.required.map(({ name, type, description }) => ({
+            name,
+            type,
+            description,
+          })),
+          optional: spec.optional.map(({ name, type, description }) => ({
+            name,
+            type,
+            description,
+          })),
+          count: counts.get(spec.label) ?? 0,
+        })),
+        edgeTypes: EDGE_TYPES.map(({ type, description, from, to }) => ({
+          type,
+          description,
+          from,
+          to,
+        })),
+        monikers: [...new Set([DEFAULT_MONIKER, ...monikers])],
+        defaultMoniker: DEFAULT_MONIKER,
+        uidPattern: UID_PATTERN.source,
+        uriTemplate: RESOURCE_URI_TEMPLATE,
+        hint: QUERY_HINT,
+      };
+    },
+
+    fetchNode: async (input) => {
+      const args = parse(fetchNodeInput, input, 'fetchNode');
+      const node = await getCatalogNode(db, args.uid);
+      if (!node) throw await notFound(args.uid, 'Node');
+      checkMoniker(args.uid, node.content.monikers, args.moniker);
+      const inbound = await getEdges(db, { uids: [args.uid], direction: 'in' });
+      const titles = await getNodeSummaries(db, [
+        ...node.content.edges.map((edge) => edge.target),
+        ...inbound.map((edge) => edge.source),
+      ]);
+      const { content } = node;
+      return {
+        uid: content.uid,
+        label: content.label,
+        title: content.title,
+        summary: content.summary,
+        body: content.body,
+        product: content.product,
+        monikers: content.monikers,
+        attributes: content.attributes,
+        sourcePath: content.sourcePath,
+        contentHash: node.contentHash,
+        lastModified: node.lastModified,
+        uri: node.uri,
+        edges: {
+          outbound: content.edges.map((edge) => ({
+            type: edge.type,
+            uid: edge.target,
+            title: titles.get(edge.target)?.title ?? null,
+            ordinal: edge.ordinal,
+            origin: edge.origin,
+          })),
+          inbound: inbound.map((edge) => ({
+            type: edge.type,
+            uid: edge.source,
+            title: titles.get(edge.source)?.title ?? null,
+          })),
+        },
+      };
+    },
+
+    getRelated: async (input) => {
+      const args = parse(getRelatedInput, input, 'getRelated');
+      checkEdgeTypes(args.edgeTypes);
+      const start = await getNodeSummaries(db, [args.uid]);
+      if (!start.has(args.uid)) throw await notFound(args.uid, 'Node');
+      const seen = new Set([args.uid]);
+      const hops: {
+        edge: CatalogEdgeRow;
+        uid: string;
+        from: string;
+        direction: 'out' | 'in';
+        depth: number;
+      }[] = [];
+      let frontier = [args.uid];
+      for (let depth = 1; depth <= args.depth && frontier.length > 0; depth += 1) {
+        const directions = args.direction === 'both' ? (['out', 'in'] as const) : [args.direction];
+        const next: string[] = [];
+        for (const direction of directions) {
+          const edges = await getEdges(db, { uids: frontier, direction, types: args.edgeTypes });
+          for (const edge of edges) {
+            const [from, to] =
+              direction === 'out' ? [edge.source, edge.target] : [edge.target, edge.source];
+            if (seen.has(to)) continue;
+            seen.add(to);
+            next.push(to);
+            hops.push({ edge, uid: to, from, direction, depth });
+          }
+        }
+        frontier = next;
+      }
+      const truncated = hops.length > MAX_RELATED;
+      const kept = hops.slice(0, MAX_RELATED);
+      const summaries = await getNodeSummaries(
+        db,
+        kept.map((hop) => hop.uid),
+      );
+      return {
+        uid: args.uid,
+        truncated,
+        results: kept.map((hop) => ({
+          uid: hop.uid,
+          label: summaries.get(hop.uid)?.label ?? '',
+          title: summaries.get(hop.uid)?.title ?? '',
+          edgeType: hop.edge.type,
+          direction: hop.direction,
+          depth: hop.depth,
+          from: hop.from,
+        })),
+      };
+    },
+
+    getLearningPath: async (input) => {
+      const args = parse(getLearningPathInput, input, 'getLearningPath');
+      const target = await getNodeSummaries(db, [args.targetUid]);
+      if (!target.has(args.targetUid)) throw await notFound(args.targetUid, 'Node');
+      // Gather what leads to the target: prerequisites, parts (units of a module), teachers.
+      const graph: LearningGraph = { nodes: new Map(target), incoming: new Map() };
+      let frontier = [args.targetUid];
+      while (frontier.length > 0 && graph.nodes.size <= 2000) {
+        const edges = await getEdges(db, {
+          uids: frontier,
+          direction: 'in',
+          types: ['prerequisiteOf', 'partOf', 'teaches'],
+        });
+        const fresh = [...new Set(edges.map((edge) => edge.source))].filter(
+          (uidValue) => !graph.nodes.has(uidValue),
+        );
+        for (const edge of edges) {
+          const list = graph.incoming.get(edge.target) ?? [];
+          list.push(edge);
+          graph.incoming.set(edge.target, list);
+        }
+        const summaries = await getNodeSummaries(db, fresh);
+        for (const [key, value] of summaries) graph.nodes.set(key, value);
+        frontier = fresh;
+      }
+      const { order, skipped } = findLearningPath(
+        graph,
+        args.targetUid,
+        new Set(args.knownUids ?? []),
+      );
+      const steps = order.map(({ uid: stepUid, reason }) => {
+        const summary = graph.nodes.get(stepUid);
+        const label = summary?.label ?? '';
+        return {
+          uid: stepUid,
+          label,
+          title: summary?.title ?? '',
+          durationInMinutes: summary ? durationOf(summary) : null,
+          reason,
+          uri: catalogNodeUri(label, stepUid),
+        };
+      });
+      // A container's own duration is not added when its parts are on the path (no double count).
+      const containers = new Set(
+        order
+          .filter((step) => order.some((other) => other.parent === step.uid))
+          .map((step) => step.uid),
+      );
+      return {
+        targetUid: args.targetUid,
+        steps,
+        totalDurationInMinutes: steps
+          .filter((step) => !containers.has(step.uid))
+          .reduce((sum, step) => sum + (step.durationInMinutes ?? 0), 0),
+        skipped,
+      };
+    },
+
+    resolveXref: async (input) => {
+      const args = parse(resolveXrefInput, input, 'resolveXref');
+      const parsed = parseXref(args.xref);
+      if (!parsed || !UID_PATTERN.test(parsed.uid)) {
+        throw new InvalidArgument(
+          `"${args.xref}" is not an xref; write @uid, <xref:uid>, xref:uid or uid, optionally with ?view=moniker`,
+        );
+      }
+      const wanted = args.moniker ?? parsed.moniker;
+      if (wanted !== undefined && !MONIKER_PATTERN.test(wanted)) {
+        throw new InvalidArgument(`moniker "${wanted}" is not "latest" or a date (YYYY-MM)`);
+      }
+      const node = (await getNodeSummaries(db, [parsed.uid])).get(parsed.uid);
+      if (!node) throw await notFound(parsed.uid, 'Xref target');
+      checkMoniker(parsed.uid, node.monikers, wanted);
+      return {
+        uid: node.uid,
+        label: node.label,
+        title: node.title,
+        uri: catalogNodeUri(node.label, node.uid),
+        moniker:
+          wanted ??
+          (node.monikers.includes(DEFAULT_MONIKER)
+            ? DEFAULT_MONIKER
+            : (node.monikers[0] ?? DEFAULT_MONIKER)),
+      };
+    },
+  };
+};

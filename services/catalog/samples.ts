@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as TypeScript from 'typescript';
+
+/**
+ * Compile checks of TypeScript/JavaScript samples with the TypeScript compiler API: one
+ * program for all samples (one type-check of the shared libraries instead of one per sample),
+ * an in-memory host for the samples themselves, placed under the project root so that module
+ * resolution finds this project's `node_modules` (samples may import the MCP SDKs).
+ */
+export interface SampleSource {
+  readonly uid: string;
+  readonly language: string;
+  readonly code: string;
+}
+
+export interface SampleCheck {
+  readonly compiled: boolean;
+  /** `line:column message`, the first few, relative to the sample. */
+  readonly diagnostics: readonly string[];
+}
+
+export const CHECKED_LANGUAGES: ReadonlySet<string> = new Set(['typescript', 'javascript']);
+const MAX_DIAGNOSTICS = 5;
+
+/** The nearest folder above this file with `node_modules/typescript` (the project root). */
+export const findProjectRoot = (
+  from: string = fileURLToPath(import.meta.url),
+): string | undefined => {
+  let dir = dirname(from);
+  for (;;) {
+    if (existsSync(join(dir, 'node_modules', 'typescript', 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+};
+
+const loadTypeScript = async (): Promise<typeof TypeScript | undefined> => {
+  try {
+    const loaded = (await import('typescript')) as typeof TypeScript & {
+      readonly default?: typeof TypeScript;
+    };
+    // CommonJS: Node hands the exports as `default`; some loaders spread them too.
+    return loaded.default ?? loaded;
+  } catch {
+    // Production installs may omit dev dependencies: samples then stay unchecked.
+    return undefined;
+  }
+};
+
+/**
+ * Checks the samples whose language is TypeScript or JavaScript. Returns undefined when the
+ * compiler is not installed (the samples' `compiled` attribute then stays absent).
+ */
+export const checkSamples = async (
+  samples: readonly SampleSource[],
+  projectRoot: string | undefined = findProjectRoot(),
+): Promise<Map<string, SampleCheck> | undefined> => {
+  const checkable = samples.filter((sample) => CHECKED_LANGUAGES.has(sample.language));
+  if (checkable.length === 0) return new Map();
+  const ts = await loadTypeScript();
+  if (!ts || !projectRoot) return undefined;
+  const options: TypeScript.CompilerOptions = {
+    noEmit: true,
+    strict: true,
+    target: ts.ScriptTarget.ES2023,
+    lib: ['lib.es2023.d.ts'],
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    moduleDetection: ts.ModuleDetectionKind.Force,
+    types: ['node'],
+    skipLibCheck: true,
+    allowJs: true,
+    checkJs: true,
+    noUnusedLocals: false,
+  };
+  const root = join(projectRoot, '.catalog-samples');
+  const files = new Map<string, { uid: string; code: string }>();
+  checkable.forEach((sample, index) => {
+    const extension = sample.language === 'typescript' ? 'mts' : 'mjs';
+    files.set(join(root, `sample-${index}.${extension}`), { uid: sample.uid, code: sample.code });
+  });
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    const virtual = files.get(fileName);
+    return virtual
+      ? ts.createSourceFile(fileName, virtual.code, languageVersion, true)
+      : getSourceFile(fileName, languageVersion, onError, shouldCreate);
+  };
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (fileName) => files.has(fileName) || fileExists(fileName);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (fileName) => files.get(fileName)?.code ?? readFile(fileName);
+  const program = ts.createProgram({ rootNames: [...files.keys()], options, host });
+  const results = new Map<string, SampleCheck>();
+  for (const [fileName, { uid }] of files) {
+    const sourceFile = program.getSourceFile(fileName);
+    const diagnostics = sourceFile
+      ? [
+          ...program.getSyntacticDiagnostics(sourceFile),
+          ...program.getSemanticDiagnostics(sourceFile),
+        ]
+      : [];
+    const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
+    results.set(uid, {
+      compiled: errors.length === 0,
+      diagnostics: errors.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => {
+        const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
+        if (!diagnostic.file || diagnostic.start === undefined) return message;
+        const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+        return `${line + 1}:${character + 1} TS${diagnostic.code}: ${message}`;
+      }),
+    });
+  }
+  return results;
+};

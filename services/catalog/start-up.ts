@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { App } from '../runtime/app.js';
+import { CogitaveError } from '../runtime/errors.js';
+import { ingestCorpus, type IngestReport } from './ingest.js';
+
+/**
+ * The documentation shipped with Cogitave Core, as a catalog. The build copies it next to the
+ * compiled code; running from a build without it falls back to the source tree.
+ */
+export const defaultCorpusDir = (): string => {
+  const beside = fileURLToPath(new URL('./corpus/', import.meta.url));
+  if (existsSync(beside)) return beside;
+  return fileURLToPath(new URL('../../../services/catalog/corpus/', import.meta.url));
+};
+
+export const CATALOG_INGEST_ACTOR = 'system:catalog-ingest';
+
+/** Formats the first problems of a refused corpus for a log line or an error. */
+export const describeIssues = (report: IngestReport, max = 20): string =>
+  report.errors
+    .slice(0, max)
+    .map((issue) => `${issue.file}: ${issue.field}: ${issue.reason}`)
+    .join('\n  ') +
+  (report.errors.length > max ? `\n  … and ${report.errors.length - max} more` : '');
+
+/**
+ * Ingests the shipped corpus (or `CATALOG_DIR`; `none` disables) so a fresh `serve` has a real
+ * graph. Unchanged content appends nothing, so this is cheap on every start. A corpus with
+ * errors stops start-up with the problems listed (nothing is appended).
+ */
+export const ingestDefaultCorpusOnStart = async (app: App): Promise<IngestReport | undefined> => {
+  const setting = app.config.catalogDir;
+  if (setting?.toLowerCase() === 'none') {
+    app.logger.info('catalog start-up ingest disabled (CATALOG_DIR=none)');
+    return undefined;
+  }
+  const dir = setting ?? defaultCorpusDir();
+  const report = await ingestCorpus(app.eventStore, {
+    dir,
+    meta: { commandId: randomUUID(), actor: CATALOG_INGEST_ACTOR, at: new Date().toISOString() },
+  });
+  if (report.errors.length > 0) {
+    throw new CogitaveError(
+      'INVALID_ARGUMENT',
+      `CATALOG_DIR: the corpus in ${report.root} has ${report.errors.length} error(s); nothing was ingested:\n  ${describeIssues(report)}`,
+      { errors: report.errors },
+    );
+  }
+  if (report.dangling.length > 0) {
+    app.logger.warn(
+      { dangling: report.dangling.slice(0, 20) },
+      'catalog links to uids that are not in the corpus (left out of the graph)',
+    );
+  }
+  app.logger.info(
+    {
+      dir: report.root,
+      published: report.published,
+      revised: report.revised,
+      retired: report.retired,
+      unchanged: report.unchanged,
+      dangling: report.dangling.length,
+      seconds: Number(report.seconds.toFixed(2)),
+    },
+    'catalog ingested',
+  );
+  return report;
+};
