@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { CommandMetadata } from '../../services/requests/commands.js';
+import { descriptionSchema, networkNameSchema } from '../../services/networks/inputs.js';
+import { CogitaveError } from '../../services/runtime/errors.js';
+import { defineTool, type Caller, type ToolContext } from '../registry.js';
+
+/**
+ * `network_create`: creates a named network the `network_*` tools then build. Creating one
+ * that exists is a no-op answering `duplicate`. This file also holds what the network tools
+ * share (grant checks, command metadata, the icon).
+ */
+
+export const NETWORK_TOOL_ICON =
+  'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2"><circle cx="5" cy="6" r="2.5"/><circle cx="19" cy="6" r="2.5"/><circle cx="12" cy="18" r="2.5"/><path d="M7.5 6h9M6.2 8.2l4.6 7.6M17.8 8.2l-4.6 7.6"/></svg>';
+
+export const networkNameField = networkNameSchema.describe(
+  'Name of the network: letters, digits, "_", "." or "-" (at most 128), e.g. "module_deps".',
+);
+
+/** Network tools answer errors as `{status: 'error', error}` results (seed 003). */
+export const statusErrorField = z
+  .string()
+  .optional()
+  .describe('What went wrong and what to do instead; present when status is "error".');
+
+export const requireNetworkWrite = (caller: Caller): void => {
+  if (!caller.grants.writeNetworks) {
+    throw new CogitaveError(
+      'PERMISSION_DENIED',
+      `${caller.actor} may not change networks: the token's grants do not include writing networks; ask an operator for one that does, or only read them.`,
+    );
+  }
+};
+
+export const requireNetworkRead = (caller: Caller): void => {
+  const { types } = caller.grants;
+  if (types !== '*' && !types.includes('network')) {
+    throw new CogitaveError(
+      'PERMISSION_DENIED',
+      `${caller.actor} may not read networks: the token's grants do not include the "network" type.`,
+    );
+  }
+};
+
+/** Who, when and which attempt, from the call: each tool call is a new command. */
+export const commandMetaOf = (context: ToolContext): CommandMetadata => ({
+  commandId: context.newId(),
+  actor: context.caller.actor,
+  at: context.now().toISOString(),
+});
+
+/** A string argument of a call that failed, echoed back in its error result. */
+export const argText = (args: unknown, key: string): string => {
+  if (typeof args !== 'object' || args === null) return '';
+  const value = (args as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : '';
+};
+
+export const LAG_NOTE = ' (the read model is still catching up; reads may miss it for a moment)';
+
+const input = z.strictObject({
+  network_name: networkNameField,
+  description: descriptionSchema.optional().describe('What the network models (optional).'),
+});
+
+const output = z.object({
+  status: z.enum(['success', 'duplicate', 'error']),
+  network_name: z.string(),
+  message: z.string(),
+  error: statusErrorField,
+});
+
+export const networkCreateTool = defineTool({
+  name: 'network_create',
+  title: 'Create a network',
+  description:
+    'Creates an empty named network (a directed, weighted graph) to build with network_add_node and network_add_edge. Creating a network that already exists changes nothing and answers status "duplicate". Returns status, network_name and a message. The network is readable at cogitave://network/<network_name>.',
+  input,
+  output,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  access: 'network-write',
+  icon: NETWORK_TOOL_ICON,
+  handler: async (args, context) => {
+    requireNetworkWrite(context.caller);
+    const result = await context.services.networks.createNetwork(
+      {
+        networkName: args.network_name,
+        ...(args.description === undefined ? {} : { description: args.description }),
+      },
+      commandMetaOf(context),
+    );
+    const note = result.visible ? '' : LAG_NOTE;
+    return {
+      status: result.status,
+      network_name: result.networkName,
+      message:
+        result.status === 'success'
+          ? `Network '${result.networkName}' created${note}`
+          : `Network '${result.networkName}' already exists; nothing changed${note}`,
+    };
+  },
+  errorResult: (error, args) => ({
+    status: 'error' as const,
+    network_name: argText(args, 'network_name'),
+    message: error.message,
+    error: error.message,
+  }),
+  render: (result) => (result.status === 'error' ? `Error: ${result.error ?? ''}` : result.message),
+});

@@ -1,0 +1,337 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DuplicateEventId, WrongExpectedVersion } from '../event-store/errors.js';
+import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
+import type { CommandMetadata } from '../requests/commands.js';
+import { commandEventId, toEventsToAppend } from '../requests/event-ids.js';
+import { commandMetadataSchema } from '../requests/inputs.js';
+import { CogitaveError } from '../runtime/errors.js';
+import {
+  DEFAULT_NETWORK_LIMITS,
+  decideNetwork,
+  type NetworkCommand,
+  type NetworkLimits,
+} from './decide.js';
+import { NetworkBusy } from './errors.js';
+import {
+  NETWORK_EVENT_TYPES,
+  networkStreamId,
+  type NetworkEdgeAdded,
+  type NetworkEvent,
+} from './events.js';
+import {
+  addEdgeInputSchema,
+  addNodeInputSchema,
+  createNetworkInputSchema,
+  parseNetworkInput,
+  type AddEdgeInput,
+  type AddNodeInput,
+  type CreateNetworkInput,
+} from './inputs.js';
+import { evolve, initialNetworkState, type NetworkState } from './state.js';
+
+/**
+ * The write side of networks: validate, bring the network's state up to date from its stream,
+ * decide, append at the revision the decision was made on. The duplicate checks therefore
+ * read the event stream, never the read model.
+ *
+ * A network can hold a million events, so each handler set keeps the folded state of the
+ * networks it recently wrote (a cache of the stream, not a source of truth, see `decideOn`);
+ * whenever the cache may be behind it reads the events after the cached revision, so writes
+ * from other processes are seen. Commands on one network are serialised within a process; across processes the
+ * expected revision guards the append, and a `WrongExpectedVersion` means: catch up, decide
+ * again, retry (a node someone else just added then answers `duplicate`).
+ */
+
+export type NetworkWriteStatus = 'success' | 'duplicate';
+
+export interface NetworkWriteResult {
+  /** `duplicate`: already so (the network or node exists); nothing was appended. */
+  readonly status: NetworkWriteStatus;
+  readonly networkName: string;
+  /** Revision of the network's stream after the command. */
+  readonly revision: bigint;
+  /**
+   * Position of the newest event of the network the command saw or wrote: once the networks
+   * projection has reached it, the read model shows the effect (read-your-writes).
+   */
+  readonly position: Position;
+}
+
+export interface AddNodeResult extends NetworkWriteResult {
+  readonly nodeId: string;
+}
+
+export interface AddEdgeResult extends NetworkWriteResult {
+  readonly status: 'success';
+  readonly edgeId: number;
+  readonly source: string;
+  readonly target: string;
+  readonly weight: number;
+}
+
+export interface NetworkCommandHandlers {
+  createNetwork(input: CreateNetworkInput, meta: CommandMetadata): Promise<NetworkWriteResult>;
+  addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult>;
+  addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult>;
+}
+
+export interface NetworkCommandHandlerDeps {
+  readonly eventStore: EventStore;
+  readonly limits?: NetworkLimits;
+  /** Decisions retried after a concurrent write before giving up (default 10). */
+  readonly maxAttempts?: number;
+  /** Networks whose folded state is kept between commands (default 32). */
+  readonly cachedNetworks?: number;
+}
+
+const PAGE = 10_000;
+const DEFAULT_WEIGHT = 1.0;
+
+interface Folded {
+  readonly state: NetworkState;
+  /** Position of the last event folded; null while the stream does not exist. */
+  readonly position: Position | null;
+}
+
+const EMPTY = (): Folded => ({ state: initialNetworkState(), position: null });
+
+const isNetworkEventType = (type: string): type is NetworkEvent['type'] =>
+  (NETWORK_EVENT_TYPES as readonly string[]).includes(type);
+
+/** Stored events are trusted (they were decided); an unknown type means this code is too old. */
+const toNetworkEvent = (event: RecordedEvent): NetworkEvent => {
+  if (!isNetworkEventType(event.type)) {
+    throw new CogitaveError(
+      'INTERNAL',
+      `Stream ${event.streamId} holds event type "${event.type}" at revision ${event.revision}, which this version does not know; upgrade before writing to it.`,
+      { streamId: event.streamId, type: event.type },
+    );
+  }
+  return { type: event.type, data: event.data } as NetworkEvent;
+};
+
+/** Runs `task`s of one key one after another; other keys run freely. */
+const createKeyedQueue = () => {
+  const tails = new Map<string, Promise<void>>();
+  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    let release: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => done);
+    tails.set(key, tail);
+    await previous;
+    try {
+      return await task();
+    } finally {
+      release();
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+};
+
+export const createNetworkCommandHandlers = ({
+  eventStore,
+  limits = DEFAULT_NETWORK_LIMITS,
+  maxAttempts = 10,
+  cachedNetworks = 32,
+}: NetworkCommandHandlerDeps): NetworkCommandHandlers => {
+  const cache = new Map<string, Folded>();
+  const serialised = createKeyedQueue();
+
+  const remember = (streamId: string, folded: Folded): void => {
+    cache.delete(streamId);
+    cache.set(streamId, folded);
+    while (cache.size > cachedNetworks) {
+      const oldest = cache.keys().next();
+      if (oldest.done) break;
+      cache.delete(oldest.value);
+    }
+  };
+
+  /** The cached state brought up to the end of the stream. */
+  const catchUp = async (streamId: string): Promise<Folded> => {
+    let { state, position } = cache.get(streamId) ?? EMPTY();
+    for (;;) {
+      const from = state.revision === null ? 0n : state.revision + 1n;
+      const page = await eventStore.readStream(streamId, { fromRevision: from, maxCount: PAGE });
+      for (const recorded of page) {
+        if (recorded.revision !== (state.revision === null ? 0n : state.revision + 1n)) {
+          // The stream is not what the cache was folded from (e.g. the database was reset).
+          cache.delete(streamId);
+          throw new CogitaveError(
+            'UNAVAILABLE',
+            `Network stream ${streamId} changed under its cached state; retry the call.`,
+            { streamId },
+          );
+        }
+        state = evolve(state, toNetworkEvent(recorded));
+        position = recorded.position;
+      }
+      if (page.length < PAGE) break;
+    }
+    const folded = { state, position };
+    remember(streamId, folded);
+    return folded;
+  };
+
+  /** The event this command appended earlier (same commandId), when it is retried. */
+  const findOwnEvent = async (
+    streamId: string,
+    meta: CommandMetadata,
+  ): Promise<RecordedEvent | undefined> => {
+    const id = commandEventId(meta.commandId, 0);
+    let fromRevision: bigint | undefined;
+    for (;;) {
+      const page = await eventStore.readStream(streamId, {
+        direction: 'backwards',
+        maxCount: PAGE,
+        ...(fromRevision === undefined ? {} : { fromRevision }),
+      });
+      const found = page.find((event) => event.id === id);
+      if (found) return found;
+      const last = page.at(-1);
+      if (page.length < PAGE || !last || last.revision === 0n) return undefined;
+      fromRevision = last.revision - 1n;
+    }
+  };
+
+  /**
+   * Decides on the cached state when there is one (saving a read per command), else on the
+   * stream. The cache is always a prefix of the stream, so what it decides is safe: a node it
+   * knows exists (`duplicate` is right), and events it decides are appended at its revision,
+   * which the store refuses if the stream moved on. Only a refusal may come from a cache
+   * that is behind (a node another process just added), so it is checked on the stream.
+   */
+  const decideOn = async (
+    command: NetworkCommand,
+    streamId: string,
+    mayUseCache: boolean,
+  ): Promise<{ readonly folded: Folded; readonly events: NetworkEvent[] }> => {
+    const cached = mayUseCache ? cache.get(streamId) : undefined;
+    if (cached) {
+      try {
+        return { folded: cached, events: decideNetwork(command, cached.state, limits) };
+      } catch {
+        // Decided again below, on the stream.
+      }
+    }
+    const folded = await catchUp(streamId);
+    return { folded, events: decideNetwork(command, folded.state, limits) };
+  };
+
+  interface Executed {
+    readonly folded: Folded;
+    readonly events: readonly NetworkEvent[];
+    /** Set when a retried command's events were already in the stream. */
+    readonly replayed?: RecordedEvent;
+  }
+
+  const execute = (command: NetworkCommand): Promise<Executed> => {
+    const streamId = networkStreamId(command.networkName);
+    return serialised(streamId, async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        const { folded, events } = await decideOn(command, streamId, attempt === 1);
+        if (events.length === 0) return { folded, events };
+        try {
+          const result = await eventStore.append(streamId, toEventsToAppend(events, command.meta), {
+            expectedRevision: folded.state.revision ?? 'no_stream',
+          });
+          const next = { state: events.reduce(evolve, folded.state), position: result.position };
+          if (next.state.revision === result.nextRevision) remember(streamId, next);
+          else cache.delete(streamId);
+          return { folded: next, events };
+        } catch (error) {
+          if (error instanceof WrongExpectedVersion) {
+            // The stream did not move, yet the store refused: this command's events are
+            // already stored at an earlier revision (the command is being retried).
+            if (error.actual !== null && error.actual === folded.state.revision) {
+              const replayed = await findOwnEvent(streamId, command.meta);
+              if (replayed) return { folded, events, replayed };
+            }
+            if (attempt >= maxAttempts)
+              throw new NetworkBusy(command.networkName, attempt, { cause: error });
+            // Someone else wrote first: a short, jittered pause spreads out the next round.
+            await sleep(Math.random() * 5 * attempt);
+            continue;
+          }
+          if (error instanceof DuplicateEventId) {
+            const replayed = await findOwnEvent(streamId, command.meta);
+            if (replayed) return { folded, events, replayed };
+          }
+          throw error;
+        }
+      }
+    });
+  };
+
+  const metaOf = (meta: CommandMetadata, what: string): CommandMetadata =>
+    parseNetworkInput(commandMetadataSchema, meta, `${what} metadata`);
+
+  const outcome = (networkName: string, executed: Executed): NetworkWriteResult => {
+    const { state, position } = executed.folded;
+    if (position === null || state.revision === null) {
+      throw new CogitaveError('INTERNAL', `network ${networkName} has no events after a command`);
+    }
+    return {
+      status: executed.events.length === 0 ? 'duplicate' : 'success',
+      networkName,
+      revision: state.revision,
+      position,
+    };
+  };
+
+  return {
+    createNetwork: async (input, meta) => {
+      const parsedMeta = metaOf(meta, 'createNetwork');
+      const parsed = parseNetworkInput(createNetworkInputSchema, input, 'createNetwork');
+      const executed = await execute({
+        type: 'CreateNetwork',
+        networkName: parsed.networkName,
+        description: parsed.description ?? null,
+        meta: parsedMeta,
+      });
+      return outcome(parsed.networkName, executed);
+    },
+
+    addNode: async (input, meta) => {
+      const parsedMeta = metaOf(meta, 'addNode');
+      const parsed = parseNetworkInput(addNodeInputSchema, input, 'addNode');
+      const executed = await execute({
+        type: 'AddNode',
+        networkName: parsed.networkName,
+        nodeId: parsed.nodeId,
+        data: parsed.data ?? null,
+        attributes: parsed.attributes ?? {},
+        meta: parsedMeta,
+      });
+      return { ...outcome(parsed.networkName, executed), nodeId: parsed.nodeId };
+    },
+
+    addEdge: async (input, meta) => {
+      const parsedMeta = metaOf(meta, 'addEdge');
+      const parsed = parseNetworkInput(addEdgeInputSchema, input, 'addEdge');
+      const executed = await execute({
+        type: 'AddEdge',
+        networkName: parsed.networkName,
+        source: parsed.source,
+        target: parsed.target,
+        weight: parsed.weight ?? DEFAULT_WEIGHT,
+        attributes: parsed.attributes ?? {},
+        meta: parsedMeta,
+      });
+      const edge = (executed.replayed?.data ?? executed.events[0]?.data) as
+        NetworkEdgeAdded['data'] | undefined;
+      if (!edge) throw new CogitaveError('INTERNAL', 'addEdge decided no edge');
+      return {
+        ...outcome(parsed.networkName, executed),
+        status: 'success',
+        edgeId: edge.edgeId,
+        source: edge.source,
+        target: edge.target,
+        weight: edge.weight,
+      };
+    },
+  };
+};

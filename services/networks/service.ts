@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import type { ChangeFeed } from '../../projections/change-feed.js';
+import { NETWORKS_PROJECTION } from '../../projections/networks/projection.js';
+import {
+  getNeighbors,
+  getNetwork,
+  getNode,
+  listNetworks,
+  readNetworkResource,
+  type NetworkNode,
+  type NetworkResource,
+} from '../../projections/networks/queries.js';
+import type { NetworkSummary } from '../../projections/networks/state.js';
+import type { Queryable } from '../event-store/postgres/queries.js';
+import type { EventStore } from '../event-store/types.js';
+import type { CommandMetadata } from '../requests/commands.js';
+import { InvalidArgument } from '../runtime/errors.js';
+import type { NetworkLimits } from './decide.js';
+import { NetworkNotFound, NodeNotFound } from './errors.js';
+import {
+  createNetworkCommandHandlers,
+  type AddEdgeResult,
+  type AddNodeResult,
+  type NetworkCommandHandlers,
+  type NetworkWriteResult,
+} from './handlers.js';
+import {
+  networkNameSchema,
+  nodeRefInputSchema,
+  parseNetworkInput,
+  type AddEdgeInput,
+  type AddNodeInput,
+  type CreateNetworkInput,
+} from './inputs.js';
+
+/**
+ * Networks as the gateway uses them: commands on the write side (event streams), queries on
+ * the read model, and read-your-writes between them: a write returns once the networks
+ * projection has applied it (or the wait timed out), so the caller's next read sees it.
+ */
+
+export interface Visibility {
+  /** False when the read model had not caught up within the wait (it will shortly). */
+  readonly visible: boolean;
+}
+
+export interface NetworkPage {
+  readonly networks: readonly NetworkSummary[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+export interface NetworksService {
+  readonly commands: NetworkCommandHandlers;
+  createNetwork(
+    input: CreateNetworkInput,
+    meta: CommandMetadata,
+  ): Promise<NetworkWriteResult & Visibility>;
+  addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult & Visibility>;
+  addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult & Visibility>;
+  /** Throws NetworkNotFound or NodeNotFound. */
+  getNeighbors(
+    networkName: string,
+    nodeId: string,
+  ): Promise<{ readonly nodeId: string; readonly neighbors: readonly string[] }>;
+  getNode(networkName: string, nodeId: string): Promise<NetworkNode>;
+  getNetwork(networkName: string): Promise<NetworkSummary>;
+  listNetworks(options?: {
+    readonly cursor?: string | undefined;
+    readonly limit?: number | undefined;
+  }): Promise<NetworkPage>;
+  /** `cogitave://network/<name>`; undefined when there is no such network. */
+  readResource(networkName: string): Promise<NetworkResource | undefined>;
+}
+
+export interface NetworksServiceDeps {
+  readonly eventStore: EventStore;
+  /** The read model's database (`database.pool`). */
+  readonly db: Queryable;
+  readonly changes: Pick<ChangeFeed, 'waitForPosition'>;
+  /** How long a write waits for the read model (default 5000 ms). */
+  readonly readYourWritesTimeoutMs?: number;
+  readonly limits?: NetworkLimits;
+  readonly maxAttempts?: number;
+}
+
+export const DEFAULT_LIST_LIMIT = 50;
+export const MAX_LIST_LIMIT = 200;
+
+const cursorSchema = z.object({ after: networkNameSchema });
+
+export const encodeNetworkCursor = (afterName: string): string =>
+  Buffer.from(JSON.stringify({ after: afterName }), 'utf8').toString('base64url');
+
+const decodeCursor = (cursor: string): string => {
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return cursorSchema.parse(decoded).after;
+  } catch {
+    throw new InvalidArgument(
+      'cursor is not one network_list returned: pass its next_cursor unchanged, or omit it to start from the first page.',
+      { cursor },
+    );
+  }
+};
+
+export const createNetworksService = (deps: NetworksServiceDeps): NetworksService => {
+  const { db, changes } = deps;
+  const timeoutMs = deps.readYourWritesTimeoutMs ?? 5000;
+  const commands = createNetworkCommandHandlers({
+    eventStore: deps.eventStore,
+    ...(deps.limits ? { limits: deps.limits } : {}),
+    ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }),
+  });
+
+  // Duplicates wait too: the node may be someone else's write the read model has not shown yet.
+  const visible = async <R extends NetworkWriteResult>(result: R): Promise<R & Visibility> => ({
+    ...result,
+    visible: await changes.waitForPosition(NETWORKS_PROJECTION, result.position, { timeoutMs }),
+  });
+
+  const nodeRef = (networkName: string, nodeId: string) =>
+    parseNetworkInput(nodeRefInputSchema, { networkName, nodeId }, 'node');
+
+  return {
+    commands,
+    createNetwork: async (input, meta) => visible(await commands.createNetwork(input, meta)),
+    addNode: async (input, meta) => visible(await commands.addNode(input, meta)),
+    addEdge: async (input, meta) => visible(await commands.addEdge(input, meta)),
+
+    getNeighbors: async (networkName, nodeId) => {
+      const ref = nodeRef(networkName, nodeId);
+      const lookup = await getNeighbors(db, ref.networkName, ref.nodeId);
+      if (lookup.found === 'network_missing') throw new NetworkNotFound(ref.networkName);
+      if (lookup.found === 'node_missing') throw new NodeNotFound(ref.networkName, [ref.nodeId]);
+      return { nodeId: ref.nodeId, neighbors: lookup.neighbors };
+    },
+
+    getNode: async (networkName, nodeId) => {
+      const ref = nodeRef(networkName, nodeId);
+      const node = await getNode(db, ref.networkName, ref.nodeId);
+      if (node) return node;
+      if (!(await getNetwork(db, ref.networkName))) throw new NetworkNotFound(ref.networkName);
+      throw new NodeNotFound(ref.networkName, [ref.nodeId]);
+    },
+
+    getNetwork: async (networkName) => {
+      const name = parseNetworkInput(networkNameSchema, networkName, 'network_name');
+      const summary = await getNetwork(db, name);
+      if (!summary) throw new NetworkNotFound(name);
+      return summary;
+    },
+
+    listNetworks: async (options = {}) => {
+      const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+        throw new InvalidArgument(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`, {
+          limit,
+        });
+      }
+      const afterName = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+      // One extra row tells whether another page follows.
+      const rows = await listNetworks(db, { afterName, limit: limit + 1 });
+      const networks = rows.slice(0, limit);
+      const last = networks.at(-1);
+      return {
+        networks,
+        nextCursor: rows.length > limit && last ? encodeNetworkCursor(last.name) : null,
+      };
+    },
+
+    readResource: async (networkName) => {
+      const parsed = networkNameSchema.safeParse(networkName);
+      return parsed.success ? readNetworkResource(db, parsed.data) : undefined;
+    },
+  };
+};
