@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { labelNames, labelSpec } from '../../services/catalog/vocabulary.js';
+import { MAX_SEARCH_LIMIT } from '../../services/search/service.js';
+import { defineTool } from '../registry.js';
+
+const SEARCH_ICON =
+  'data:image/svg+xml;base64,' +
+  Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2"><circle cx="11" cy="11" r="7"/><path d="m20 20-4-4"/></svg>',
+  ).toString('base64');
+
+const catalogLabels = labelNames.filter((label) => labelSpec(label)?.source === 'catalog');
+
+export const componentScoresSchema = z.object({
+  bm25: z.number().describe('BM25F score of the query (0: no term matched).'),
+  vector: z.number().describe('Cosine similarity of query and document embeddings.'),
+  graph: z
+    .number()
+    .describe(
+      'What the graph rerank changed in the fused score: proximity to the top hits over typed edges and centrality add; similarity smoothing among the top hits moves either way.',
+    ),
+  fused: z.number().describe('The ranking score: weighted fusion of the normalised components.'),
+});
+
+const input = z.object({
+  query: z.string().min(1).max(1000).describe('What to look for, in words.'),
+  types: z
+    .array(z.enum(catalogLabels as [string, ...string[]]))
+    .optional()
+    .describe(`Only nodes of these labels (${catalogLabels.join(', ')}).`),
+  product: z.string().min(1).optional().describe('Only nodes of this product.'),
+  moniker: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Only nodes in this docs version (`latest` or YYYY-MM[-DD]).'),
+  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional().describe('Results (default 10).'),
+});
+
+const output = z.object({
+  results: z.array(
+    z.object({
+      uid: z.string(),
+      uri: z.string().describe('Resource URI; read it for the full content.'),
+      type: z.string().describe('Node label.'),
+      title: z.string(),
+      summary: z.string(),
+      product: z.string().nullable(),
+      monikers: z.array(z.string()),
+      last_modified: z.string(),
+      scores: componentScoresSchema,
+      ranks: z
+        .object({
+          bm25: z.number().int().nullable(),
+          vector: z.number().int().nullable(),
+          graph: z.number().int().nullable(),
+          fused: z.number().int(),
+        })
+        .describe('1-based rank in each component list (null: not in it).'),
+    }),
+  ),
+});
+
+export const docsSearchTool = defineTool({
+  name: 'docs_search',
+  title: 'Search the docs',
+  description:
+    'Hybrid search (BM25 + embedding + link graph) over the catalog: docs, articles, units, modules, learning paths, ADRs, skills and code samples. Call it to find the nodes about a topic; filter by types, product and moniker. Returns ranked nodes (uid, resource uri, title, summary) with each component score, so you can see why a node ranked; read a node with its uri.',
+  input,
+  output,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  access: 'read',
+  icon: SEARCH_ICON,
+  handler: async (args, context) => {
+    const hits = await context.services.search.search({
+      query: args.query,
+      types: args.types,
+      product: args.product,
+      moniker: args.moniker,
+      limit: args.limit,
+      allowed: context.caller.grants,
+    });
+    return {
+      results: hits.map((hit) => ({
+        uid: hit.uid,
+        uri: hit.uri,
+        type: hit.type,
+        title: hit.title,
+        summary: hit.summary,
+        product: hit.product,
+        monikers: [...hit.monikers],
+        last_modified: hit.lastModified,
+        scores: hit.scores,
+        ranks: hit.ranks,
+      })),
+    };
+  },
+  render: (result) =>
+    result.results.length === 0
+      ? 'No matching nodes.'
+      : result.results
+          .map(
+            (hit, index) =>
+              `${index + 1}. ${hit.title} (${hit.type}, ${hit.uri})${hit.summary ? `\n   ${hit.summary}` : ''}\n   score ${hit.scores.fused.toFixed(3)} = bm25 ${hit.scores.bm25.toFixed(2)}, vector ${hit.scores.vector.toFixed(2)}, graph ${hit.scores.graph.toFixed(2)}`,
+          )
+          .join('\n'),
+});

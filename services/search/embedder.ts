@@ -1,0 +1,28 @@
+/**
+ * The vector side of hybrid retrieval. An embedder maps texts to vectors; documents and
+ * queries may be embedded differently (some models want an instruction on the query side).
+ * Corpus-derived embedders learn from the indexed documents (`fit`); remote ones ignore it.
+ */
+export type EmbeddingKind = 'query' | 'document';
+
+export interface Embedder {
+  /** Shown in explanations and logs (`lsa-256`, `http:text-embedding-3-small`). */
+  readonly name: string;
+  /**
+   * Learns from the whole corpus; called at (re)build time with every indexed document's
+   * text. Embeddings made before a fit are stale after it: the index re-embeds.
+   */
+  fit?(documents: readonly string[]): void;
+  /** One vector per text, in order. Vectors need not be normalised. */
+  embed(texts: readonly string[], kind: EmbeddingKind): Promise<Float32Array[]>;
+}
+
+/** Scales a vector to unit length in place (a zero vector stays zero). */
+export const normalize = (vector: Float32Array): Float32Array => {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  if (norm === 0) return vector;
+  const scale = 1 / Math.sqrt(norm);
+  for (let i = 0; i < vector.length; i += 1) vector[i] = (vector[i] ?? 0) * scale;
+  return vector;
+};

@@ -1,0 +1,77 @@
+import type { Queryable } from '../event-store/postgres/queries.js';
+import type { CatalogEdge, CatalogNode } from './documents.js';
+
+/** Typed reads of the catalog read model for the search index. */
+interface NodeRow {
+  uid: string;
+  label: string;
+  title: string;
+  summary: string;
+  body: string;
+  product: string | null;
+  monikers: string[];
+  attributes: Record<string, unknown> | null;
+  last_modified: Date;
+}
+
+interface EdgeRow {
+  source_uid: string;
+  edge_type: string;
+  target_uid: string;
+}
+
+const NODE_COLUMNS =
+  'uid, label, title, summary, body, product, monikers, attributes, last_modified';
+
+const toNode = (row: NodeRow): CatalogNode => ({
+  uid: row.uid,
+  label: row.label,
+  title: row.title,
+  summary: row.summary,
+  body: row.body,
+  product: row.product,
+  monikers: row.monikers,
+  attributes: row.attributes ?? {},
+  lastModified: row.last_modified.toISOString(),
+});
+
+const toEdge = (row: EdgeRow): CatalogEdge => ({
+  sourceUid: row.source_uid,
+  edgeType: row.edge_type,
+  targetUid: row.target_uid,
+});
+
+export const loadAllCatalogNodes = async (db: Queryable): Promise<CatalogNode[]> =>
+  (
+    await db.query<NodeRow>(`SELECT ${NODE_COLUMNS} FROM read_model.catalog_nodes ORDER BY uid`)
+  ).rows.map(toNode);
+
+export const loadCatalogNodes = async (
+  db: Queryable,
+  uids: readonly string[],
+): Promise<CatalogNode[]> =>
+  (
+    await db.query<NodeRow>(
+      `SELECT ${NODE_COLUMNS} FROM read_model.catalog_nodes WHERE uid = ANY($1::text[]) ORDER BY uid`,
+      [uids],
+    )
+  ).rows.map(toNode);
+
+export const loadAllCatalogEdges = async (db: Queryable): Promise<CatalogEdge[]> =>
+  (
+    await db.query<EdgeRow>(
+      'SELECT source_uid, edge_type, target_uid FROM read_model.catalog_edges ORDER BY source_uid, edge_type, ordinal, target_uid',
+    )
+  ).rows.map(toEdge);
+
+export const loadCatalogEdges = async (
+  db: Queryable,
+  sourceUids: readonly string[],
+): Promise<CatalogEdge[]> =>
+  (
+    await db.query<EdgeRow>(
+      `SELECT source_uid, edge_type, target_uid FROM read_model.catalog_edges
+        WHERE source_uid = ANY($1::text[]) ORDER BY source_uid, edge_type, ordinal, target_uid`,
+      [sourceUids],
+    )
+  ).rows.map(toEdge);

@@ -1,0 +1,396 @@
+import type { ChangeSignal } from '../../projections/change-feed.js';
+import type { Queryable } from '../event-store/postgres/queries.js';
+import { InvalidArgument, Unavailable } from '../runtime/errors.js';
+import type { Logger } from '../runtime/logger.js';
+import { labelNames, labelSpec, MONIKER_PATTERN } from '../catalog/vocabulary.js';
+import {
+  catalogUidOf,
+  isCatalogCollection,
+  nodeUri,
+  toRetrievalDocument,
+  type CatalogEdge,
+  type CatalogNode,
+} from './documents.js';
+import type { Embedder } from './embedder.js';
+import type { GraphEdge } from './graph.js';
+import {
+  loadAllCatalogEdges,
+  loadAllCatalogNodes,
+  loadCatalogEdges,
+  loadCatalogNodes,
+} from './read-model.js';
+import {
+  createHybridRetriever,
+  DEFAULT_RETRIEVAL_SETTINGS,
+  type ComponentRanks,
+  type ComponentScores,
+  type RetrievalSettings,
+} from './retriever.js';
+
+/**
+ * The search index of the catalog: built from `read_model.catalog_nodes` / `catalog_edges` at
+ * start-up, then kept current from the change feed (changed catalog URIs are re-read, missing
+ * ones removed; a resync or a truncated notice reloads everything). Updates are applied one
+ * batch at a time, in order; a search sees the index between batches.
+ */
+export interface DocsSearchQuery {
+  readonly query: string;
+  /** Node labels (`Doc`, `Unit`, ...). */
+  readonly types?: readonly string[] | undefined;
+  readonly product?: string | undefined;
+  readonly moniker?: string | undefined;
+  readonly limit?: number | undefined;
+  /** What the caller may read (grants); undefined: everything. */
+  readonly allowed?: AllowedScope | undefined;
+}
+
+export interface AllowedScope {
+  readonly products: readonly string[] | '*';
+  /** Resource types (`doc`, `unit`, ...). */
+  readonly types: readonly string[] | '*';
+}
+
+export interface SearchHit {
+  readonly uid: string;
+  readonly uri: string;
+  readonly type: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly product: string | null;
+  readonly monikers: readonly string[];
+  readonly lastModified: string;
+  readonly scores: ComponentScores;
+  readonly ranks: ComponentRanks;
+}
+
+export interface CodeSampleQuery {
+  readonly query: string;
+  readonly language?: string | undefined;
+  readonly limit?: number | undefined;
+  /** Also samples that failed or skipped the compile check (default false). */
+  readonly includeUnchecked?: boolean | undefined;
+  readonly allowed?: AllowedScope | undefined;
+}
+
+export interface CodeSampleHit {
+  readonly uid: string;
+  readonly uri: string;
+  readonly title: string;
+  readonly language: string;
+  readonly code: string;
+  /** true: type-checked clean; false: diagnostics; null: not checkable. */
+  readonly compiled: boolean | null;
+  readonly source: { readonly uid: string; readonly uri: string | null } | null;
+  readonly scores: ComponentScores;
+}
+
+export interface SearchStatus {
+  readonly ready: boolean;
+  readonly documents: number;
+  readonly embedder: string;
+}
+
+export interface SearchService {
+  /** Resolves once the first build finished; rejects (Unavailable) if it failed. */
+  ready(): Promise<void>;
+  search(query: DocsSearchQuery): Promise<SearchHit[]>;
+  codeSampleSearch(query: CodeSampleQuery): Promise<CodeSampleHit[]>;
+  status(): SearchStatus;
+  /** Resolves once every change received so far is applied (tests, read-your-writes). */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SearchServiceOptions {
+  readonly db: Queryable;
+  readonly changes: { onChange(listener: (signal: ChangeSignal) => void): () => void };
+  readonly embedder: Embedder;
+  readonly logger: Logger;
+  readonly settings?: RetrievalSettings;
+  /** Refit the corpus-derived embedding once this share of documents changed (default 0.2). */
+  readonly refitDrift?: number;
+}
+
+/** Edge types weighted for proximity: containment and explicit relations count fully. */
+const EDGE_WEIGHTS: Readonly<Record<string, number>> = {
+  partOf: 1,
+  relatedTo: 1,
+  xref: 1,
+  dependsOn: 0.7,
+  prerequisiteOf: 0.7,
+  teaches: 0.7,
+  supersedes: 0.5,
+  // A sample says little about which prose is relevant, and vice versa.
+  exampleOf: 0.3,
+};
+
+export const MAX_SEARCH_LIMIT = 50;
+const DEFAULT_LIMIT = 10;
+const MAX_QUERY_LENGTH = 1000;
+
+interface Meta {
+  readonly label: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly product: string | null;
+  readonly monikers: readonly string[];
+  readonly lastModified: string;
+  readonly attributes: Readonly<Record<string, unknown>>;
+  /** Only kept for code samples (their code is returned). */
+  readonly body: string | undefined;
+}
+
+const toGraphEdges = (edges: readonly CatalogEdge[]): GraphEdge[] =>
+  edges.map((edge) => ({ source: edge.sourceUid, target: edge.targetUid, type: edge.edgeType }));
+
+const toMeta = (node: CatalogNode): Meta => ({
+  label: node.label,
+  title: node.title,
+  summary: node.summary,
+  product: node.product,
+  monikers: node.monikers,
+  lastModified: node.lastModified,
+  attributes: node.attributes,
+  body: node.label === 'CodeSample' ? node.body : undefined,
+});
+
+const checkQuery = (query: string): string => {
+  const text = query.trim();
+  if (text.length === 0) throw new InvalidArgument('query must not be empty');
+  if (text.length > MAX_QUERY_LENGTH) {
+    throw new InvalidArgument(`query must be at most ${MAX_QUERY_LENGTH} characters`);
+  }
+  return text;
+};
+
+const checkLimit = (limit: number | undefined): number => {
+  const value = limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_SEARCH_LIMIT) {
+    throw new InvalidArgument(`limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
+  }
+  return value;
+};
+
+const searchableLabels = labelNames.filter((label) => labelSpec(label)?.source === 'catalog');
+
+export const createSearchService = (options: SearchServiceOptions): SearchService => {
+  const { db, logger } = options;
+  const refitDrift = options.refitDrift ?? 0.2;
+  const retriever = createHybridRetriever({
+    embedder: options.embedder,
+    settings: options.settings ?? DEFAULT_RETRIEVAL_SETTINGS,
+    edgeWeights: EDGE_WEIGHTS,
+  });
+  const meta = new Map<string, Meta>();
+  let closed = false;
+  let built = false;
+  // Every index mutation runs on this chain, so batches apply in order and never interleave.
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = (work: () => Promise<void>): Promise<void> => {
+    const next = chain.then(async () => {
+      if (!closed) await work();
+    });
+    chain = next.catch((error: unknown) => {
+      logger.error({ err: error }, 'search index update failed; next change or resync retries');
+    });
+    return next;
+  };
+
+  const reloadAll = async (): Promise<void> => {
+    const started = Date.now();
+    const [nodes, edges] = await Promise.all([loadAllCatalogNodes(db), loadAllCatalogEdges(db)]);
+    meta.clear();
+    for (const node of nodes) meta.set(node.uid, toMeta(node));
+    await retriever.rebuild(nodes.map(toRetrievalDocument), toGraphEdges(edges));
+    built = true;
+    logger.info(
+      {
+        documents: nodes.length,
+        edges: edges.length,
+        ms: Date.now() - started,
+        embedder: retriever.embedderName,
+      },
+      'search index built',
+    );
+  };
+
+  const reload = async (uids: readonly string[]): Promise<void> => {
+    if (!built) {
+      await reloadAll();
+      return;
+    }
+    const [nodes, edges] = await Promise.all([
+      loadCatalogNodes(db, uids),
+      loadCatalogEdges(db, uids),
+    ]);
+    const found = new Set(nodes.map((node) => node.uid));
+    const gone = uids.filter((uid) => !found.has(uid));
+    retriever.remove(gone);
+    for (const uid of gone) meta.delete(uid);
+    for (const node of nodes) meta.set(node.uid, toMeta(node));
+    await retriever.upsert(nodes.map(toRetrievalDocument), toGraphEdges(edges));
+    if (options.embedder.fit && retriever.drift() >= refitDrift) await reloadAll();
+  };
+
+  // Changed uids waiting for the next update; coalesced while one runs.
+  let pending = new Set<string>();
+  let fullPending = false;
+  const schedule = (): void => {
+    void enqueue(async () => {
+      if (fullPending) {
+        fullPending = false;
+        pending = new Set();
+        await reloadAll();
+        return;
+      }
+      if (pending.size === 0) return;
+      const uids = [...pending];
+      pending = new Set();
+      await reload(uids);
+    });
+  };
+
+  const unsubscribe = options.changes.onChange((signal) => {
+    if (signal.kind === 'resync') {
+      fullPending = true;
+    } else if (signal.notice.truncated) {
+      const { collections } = signal.notice;
+      if (collections.length === 0 || collections.some(isCatalogCollection)) fullPending = true;
+      else return;
+    } else {
+      const uids = signal.notice.uris.flatMap((uri) => catalogUidOf(uri) ?? []);
+      if (uids.length === 0) return;
+      for (const uid of uids) pending.add(uid);
+    }
+    schedule();
+  });
+
+  // The first build; if it fails (read model not there yet), the next search or change retries.
+  let attempt = enqueue(reloadAll);
+  attempt.catch(() => undefined);
+  const isBuilt = (): boolean => built;
+
+  const whenReady = async (): Promise<void> => {
+    if (isBuilt()) return;
+    try {
+      await attempt;
+    } catch (error) {
+      if (isBuilt()) return;
+      attempt = enqueue(reloadAll);
+      attempt.catch(() => undefined);
+      throw new Unavailable(
+        `the search index is not built (catalog read model unreadable: ${(error as Error).message}); retrying`,
+      );
+    }
+  };
+
+  const scopeFilter = (allowed: AllowedScope | undefined): ((m: Meta) => boolean) => {
+    if (!allowed) return () => true;
+    return (m) =>
+      (allowed.products === '*' || (m.product !== null && allowed.products.includes(m.product))) &&
+      (allowed.types === '*' || allowed.types.includes(labelSpec(m.label)?.resourceType ?? ''));
+  };
+
+  return {
+    ready: whenReady,
+    search: async (query) => {
+      const text = checkQuery(query.query);
+      const limit = checkLimit(query.limit);
+      const unknown = (query.types ?? []).filter((type) => !searchableLabels.includes(type));
+      if (unknown.length > 0) {
+        throw new InvalidArgument(
+          `types has unknown labels ${unknown.join(', ')}; allowed: ${searchableLabels.join(', ')}`,
+        );
+      }
+      if (query.moniker !== undefined && !MONIKER_PATTERN.test(query.moniker)) {
+        throw new InvalidArgument(
+          'moniker must be "latest" or a date version (YYYY-MM or YYYY-MM-DD)',
+        );
+      }
+      await whenReady();
+      const types = query.types && query.types.length > 0 ? new Set(query.types) : undefined;
+      const inScope = scopeFilter(query.allowed);
+      const filter = (id: string): boolean => {
+        const m = meta.get(id);
+        return (
+          m !== undefined &&
+          (types === undefined || types.has(m.label)) &&
+          (query.product === undefined || m.product === query.product) &&
+          (query.moniker === undefined || m.monikers.includes(query.moniker)) &&
+          inScope(m)
+        );
+      };
+      const hits = await retriever.search({ text, limit, filter });
+      return hits.flatMap((hit) => {
+        const m = meta.get(hit.id);
+        if (!m) return [];
+        return [
+          {
+            uid: hit.id,
+            uri: nodeUri(m.label, hit.id),
+            type: m.label,
+            title: m.title,
+            summary: m.summary,
+            product: m.product,
+            monikers: m.monikers,
+            lastModified: m.lastModified,
+            scores: hit.scores,
+            ranks: hit.ranks,
+          },
+        ];
+      });
+    },
+    codeSampleSearch: async (query) => {
+      const text = checkQuery(query.query);
+      const limit = checkLimit(query.limit);
+      await whenReady();
+      const language = query.language?.trim().toLowerCase();
+      const inScope = scopeFilter(query.allowed);
+      const filter = (id: string): boolean => {
+        const m = meta.get(id);
+        if (m?.label !== 'CodeSample' || !inScope(m)) return false;
+        const tag = typeof m.attributes.language === 'string' ? m.attributes.language : '';
+        if (language && tag.toLowerCase() !== language) return false;
+        return query.includeUnchecked === true || m.attributes.compiled === true;
+      };
+      const hits = await retriever.search({ text, limit, filter });
+      return hits.flatMap((hit) => {
+        const m = meta.get(hit.id);
+        if (!m) return [];
+        const sourceUid =
+          typeof m.attributes.sourceUid === 'string' ? m.attributes.sourceUid : undefined;
+        const source = sourceUid === undefined ? undefined : meta.get(sourceUid);
+        const compiled = m.attributes.compiled;
+        return [
+          {
+            uid: hit.id,
+            uri: nodeUri(m.label, hit.id),
+            title: m.title,
+            language: typeof m.attributes.language === 'string' ? m.attributes.language : '',
+            code: m.body ?? '',
+            compiled: typeof compiled === 'boolean' ? compiled : null,
+            source:
+              sourceUid === undefined
+                ? null
+                : { uid: sourceUid, uri: source ? nodeUri(source.label, sourceUid) : null },
+            scores: hit.scores,
+          },
+        ];
+      });
+    },
+    status: () => ({ ready: built, documents: retriever.size, embedder: retriever.embedderName }),
+    settled: async () => {
+      // Wait until the chain stops growing (an update may enqueue a follow-up).
+      let current: Promise<void>;
+      do {
+        current = chain;
+        await current;
+      } while (current !== chain);
+    },
+    close: async () => {
+      unsubscribe();
+      closed = true;
+      await chain;
+    },
+  };
+};
