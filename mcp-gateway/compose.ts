@@ -1,5 +1,9 @@
+import { createNetworksService } from '../services/networks/service.js';
+import { createGraphQueryService } from '../services/graph-query/service.js';
 import { createRequestCommandHandlers } from '../services/requests/handlers.js';
 import type { App } from '../services/runtime/app.js';
+import { createCatalogReadService } from '../services/catalog/read-service.js';
+import { createSearchService, embedderFromConfig } from '../services/search/index.js';
 import type { GatewayServices } from './services.js';
 
 export interface ComposedGatewayServices {
@@ -14,11 +18,30 @@ export interface ComposedGatewayServices {
  */
 export const createGatewayServices = async (app: App): Promise<ComposedGatewayServices> => {
   const closers: (() => Promise<void>)[] = [];
+  // Builds its index in the background; searches wait for it (or answer UNAVAILABLE).
+  const search = createSearchService({
+    db: app.database.pool,
+    changes: app.changes,
+    embedder: embedderFromConfig(app.config),
+    logger: app.logger,
+  });
+  closers.push(() => search.close());
   const services: GatewayServices = {
     database: app.database,
     eventStore: app.eventStore,
     changes: app.changes,
     requests: createRequestCommandHandlers({ eventStore: app.eventStore }),
+    search,
+    catalog: createCatalogReadService({ db: app.database.pool }),
+    graphQuery: createGraphQueryService({
+      pool: app.database.pool,
+      timeoutMs: app.config.graphQueryTimeoutMs,
+    }),
+    networks: createNetworksService({
+      eventStore: app.eventStore,
+      db: app.database.pool,
+      changes: app.changes,
+    }),
   };
   await Promise.resolve();
   return {

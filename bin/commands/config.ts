@@ -1,8 +1,29 @@
 import { Command } from 'commander';
-import { describeSettings, loadConfig, type SettingName } from '../../services/runtime/config.js';
+import {
+  describeSettings,
+  loadConfig,
+  Secret,
+  type SettingName,
+} from '../../services/runtime/config.js';
 import { redactUrl } from '../../services/runtime/logger.js';
 
 const SECRET_URLS: readonly SettingName[] = ['databaseUrl', 'eventStoreUrl'];
+
+/** Lists and tables as JSON; a `Secret` prints as `[redacted]` either way. */
+const display = (value: unknown): string => {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Secret) return value.toString();
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return value.toString();
+    default:
+      return JSON.stringify(value);
+  }
+};
 
 export const configCommand = new Command('config')
   .description(
@@ -17,7 +38,7 @@ export const configCommand = new Command('config')
         raw === undefined
           ? null
           : SECRET_URLS.includes(key as SettingName)
-            ? redactUrl(String(raw))
+            ? redactUrl(display(raw))
             : raw;
       return { env, value, doc };
     });
@@ -26,8 +47,6 @@ export const configCommand = new Command('config')
       return;
     }
     for (const row of rows) {
-      process.stdout.write(
-        `${row.env}=${row.value === null ? '' : String(row.value)}\n    ${row.doc}\n`,
-      );
+      process.stdout.write(`${row.env}=${display(row.value)}\n    ${row.doc}\n`);
     }
   });

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readPackageInfo } from '../../services/runtime/package-info.js';
+import type { Logger } from '../../services/runtime/logger.js';
+import type { HttpRoute } from '../http/server.js';
+import type { Caller, ToolDefinition } from '../registry.js';
+import type { GatewayServices } from '../services.js';
+import { ALL_TOOLS } from '../tools/index.js';
+import { invokeTool, toCogitaveError } from './invoke.js';
+import { buildOpenApiDocument, OPENAPI_PATH, REST_PREFIX, restPath } from './openapi.js';
+import { problem, problemOf, sendJson, sendProblem } from './problems.js';
+import { argumentsFromQuery } from './query.js';
+import { toolSchemas, type JsonSchema } from './schemas.js';
+
+/**
+ * The read-only REST surface, generated from the registry:
+ * - `GET /api/tools/{name}?…` and `POST /api/tools/{name}` (JSON body) for every tool with
+ *   `access: 'read'`, answering its structured result as JSON;
+ * - `GET /api/openapi.json`, the OpenAPI 3.1 description of those operations.
+ * Tools that propose or write answer 405 (they are MCP-only); unknown names 404. Errors are
+ * RFC 9457 problem documents whose status follows the same error codes as MCP tool errors.
+ *
+ * Mounting: `routes` holds one exact-path `HttpRoute` per tool plus the document, which is what
+ * `startHttpServer({ routes })` matches today; a server that routes by prefix can use
+ * `matches(path)` + `handle(req, res)` instead (it also answers unknown tool names).
+ */
+
+/** Who is calling: null when the request carries no valid credentials (answered 401). */
+export type CallerResolver = (req: IncomingMessage) => Promise<Caller | null> | Caller | null;
+
+export interface RestSurfaceOptions {
+  /** Default: ALL_TOOLS. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Version in the OpenAPI document; default the package's. */
+  readonly version?: string;
+  readonly serverUrl?: string;
+  readonly logger?: Logger;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+  /** Largest accepted POST body (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+}
+
+export interface RestSurface {
+  readonly routes: readonly HttpRoute[];
+  matches(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  readonly openapi: JsonSchema;
+}
+
+const ALLOW = { allow: 'GET, POST' };
+
+class BodyProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const readBody = async (req: IncomingMessage, limit: number): Promise<string> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new BodyProblem(413, `The body exceeds ${limit} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+const bodyArguments = async (req: IncomingMessage, limit: number): Promise<unknown> => {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new BodyProblem(
+      415,
+      'POST a JSON object of arguments with content-type application/json.',
+    );
+  }
+  const text = await readBody(req, limit);
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BodyProblem(400, 'The body is not valid JSON: send the arguments as a JSON object.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new BodyProblem(400, 'The body must be a JSON object of arguments, e.g. {"limit": 10}.');
+  }
+  return value;
+};
+
+export const createRestSurface = (
+  services: GatewayServices,
+  resolveCaller: CallerResolver,
+  options: RestSurfaceOptions = {},
+): RestSurface => {
+  const tools = options.tools ?? ALL_TOOLS;
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const inputSchemas = new Map(
+    tools
+      .filter((tool) => tool.access === 'read')
+      .map((tool) => [tool.name, toolSchemas(tool).input]),
+  );
+  const openapi = buildOpenApiDocument(tools, {
+    version: options.version ?? readPackageInfo().version,
+    ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
+  });
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const now = options.now ?? (() => new Date());
+  const newId = options.newId ?? randomUUID;
+
+  const serveTool = async (
+    tool: ToolDefinition,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+  ): Promise<void> => {
+    const instance = url.pathname;
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      sendProblem(res, problem(405, `${instance} answers GET and POST.`, { instance }), ALLOW);
+      return;
+    }
+    const caller = await resolveCaller(req);
+    if (!caller) {
+      sendProblem(
+        res,
+        problem(401, 'Send a bearer token: Authorization: Bearer <token>.', { instance }),
+        { 'www-authenticate': 'Bearer' },
+      );
+      return;
+    }
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    try {
+      const args =
+        req.method === 'GET'
+          ? argumentsFromQuery(url.searchParams, inputSchemas.get(tool.name) ?? {})
+          : await bodyArguments(req, maxBody);
+      const result = await invokeTool(tool, args, {
+        services,
+        caller,
+        signal: controller.signal,
+        progress: () => Promise.resolve(),
+        now,
+        newId,
+      });
+      sendJson(res, 200, result);
+    } catch (thrown) {
+      if (thrown instanceof BodyProblem) {
+        sendProblem(res, problem(thrown.status, thrown.message, { instance }));
+        return;
+      }
+      const error = toCogitaveError(thrown);
+      if (error.code === 'INTERNAL') {
+        options.logger?.error({ err: thrown, tool: tool.name }, 'REST tool call failed');
+      }
+      sendProblem(res, problemOf(error, instance));
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (path === OPENAPI_PATH) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        sendProblem(res, problem(405, `${path} answers GET.`, { instance: path }), {
+          allow: 'GET, HEAD',
+        });
+        return;
+      }
+      sendJson(res, 200, openapi);
+      return;
+    }
+    const name = path.startsWith(REST_PREFIX) ? path.slice(REST_PREFIX.length) : '';
+    const tool = byName.get(name);
+    if (!tool) {
+      sendProblem(
+        res,
+        problem(
+          404,
+          `No read tool "${name}". The REST surface serves ${[...inputSchemas.keys()].join(', ')}; see ${OPENAPI_PATH}.`,
+          { instance: path },
+        ),
+      );
+      return;
+    }
+    if (tool.access !== 'read') {
+      sendProblem(
+        res,
+        problem(
+          405,
+          `${tool.name} proposes or writes, so it is served over MCP only (the REST surface is read-only).`,
+          { instance: path },
+        ),
+        { allow: '' },
+      );
+      return;
+    }
+    await serveTool(tool, req, res, url);
+  };
+
+  const matches = (path: string): boolean => path === OPENAPI_PATH || path.startsWith(REST_PREFIX);
+
+  return {
+    routes: [OPENAPI_PATH, ...tools.map(restPath)].map((path) => ({ path, handle })),
+    matches,
+    handle,
+    openapi,
+  };
+};

@@ -1,0 +1,231 @@
+/* eslint-disable @typescript-eslint/no-deprecated --
+ * The low-level Server on purpose: tools/list carries our own 2020-12 schemas, tools/call our
+ * own validation messages and grants, resources/list our cursor pagination; logging/setLevel
+ * and notifications/message stay served on 2025-11-25 while that revision is supported. */
+import { Server } from '@modelcontextprotocol/server';
+import type { ChangeSignal } from '../../projections/change-feed.js';
+import { getResource } from '../../projections/resources.js';
+import type { Logger } from '../../services/runtime/logger.js';
+import type { Caller, ToolDefinition } from '../registry.js';
+import type { GatewayServices } from '../services.js';
+import { mayRead } from './grants.js';
+import { SERVER_ICON } from './icons.js';
+import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import type { ResourceReaders } from './readers.js';
+import { defaultResourceReaders } from './resource-readers.js';
+import {
+  completeTemplateVariable,
+  invalidParams,
+  listResourcesPage,
+  parseResourceUri,
+  readResource,
+  resourceListEntry,
+  resourceTemplates,
+  uriAccessProblem,
+} from './resources.js';
+import { ConnectionSubscriptions, modernDeliveryFor } from './subscriptions.js';
+import { callTool, prepareTools, toolListEntry, type PreparedTool } from './tools.js';
+
+export type Era = 'legacy' | 'modern';
+
+export interface McpGatewayOptions {
+  readonly tools: readonly ToolDefinition[];
+  readonly services: GatewayServices;
+  readonly logger: Logger;
+  readonly version: string;
+  /** Resource type → document reader; defaults to every read model wired in this build. */
+  readonly readers?: ResourceReaders;
+}
+
+export interface CreateServerOptions {
+  readonly era: Era;
+  /**
+   * The server lives as long as a connection (a 2025-11-25 HTTP session, a stdio connection)
+   * and pushes change notifications itself: `resources/subscribe` on the 2025 era, the
+   * entry's listen router on the 2026 era (stdio). Per-request servers leave this off; the
+   * HTTP handler's bus publishes for them.
+   */
+  readonly follow?: boolean;
+}
+
+/** One registry, one set of readers, any number of MCP server instances (one per caller). */
+export interface McpGateway {
+  readonly tools: ReadonlyMap<string, PreparedTool>;
+  createServer(caller: Caller, options: CreateServerOptions): Server;
+  /** Why the caller may not see `uri`, or undefined (used to gate subscriptions). */
+  uriAccessProblem(caller: Caller, uri: string): Promise<string | undefined>;
+}
+
+const SERVER_NAME = 'cogitave-core';
+
+export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
+  const { services, logger } = options;
+  const tools = prepareTools(options.tools);
+  const readers = options.readers ?? defaultResourceReaders();
+  const db = services.database.pool;
+  const toolList = [...tools.values()].map(toolListEntry);
+
+  const createServer = (caller: Caller, serverOptions: CreateServerOptions): Server => {
+    const server = new Server(
+      {
+        name: SERVER_NAME,
+        title: 'Cogitave Core',
+        version: options.version,
+        icons: [SERVER_ICON],
+      },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          prompts: { listChanged: false },
+          logging: {},
+          completions: {},
+        },
+        instructions: SERVER_INSTRUCTIONS,
+      },
+    );
+
+    server.setRequestHandler('tools/list', () => ({ tools: toolList }));
+
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const tool = tools.get(request.params.name);
+      if (!tool) {
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `INVALID_ARGUMENT: unknown tool "${request.params.name}"; call tools/list for the ${tools.size} tools available`,
+            },
+          ],
+          isError: true,
+        };
+      }
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      return callTool(tool, request.params.arguments, {
+        services,
+        caller,
+        logger,
+        signal: ctx.mcpReq.signal,
+        progress: async (progress, total, message) => {
+          if (progressToken === undefined) return;
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: {
+              progressToken,
+              progress,
+              ...(total !== undefined ? { total } : {}),
+              ...(message !== undefined ? { message } : {}),
+            },
+          });
+        },
+        log: (level, data) =>
+          serverOptions.era === 'legacy'
+            ? ctx.mcpReq.log(level, data, SERVER_NAME)
+            : Promise.resolve(),
+      });
+    });
+
+    server.setRequestHandler('resources/list', async (request) => {
+      const page = await listResourcesPage(db, caller, {
+        cursor: request.params?.cursor,
+        _meta: request.params?._meta,
+      });
+      return {
+        resources: page.entries.map(resourceListEntry),
+        ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      };
+    });
+
+    server.setRequestHandler('resources/templates/list', () => ({
+      resourceTemplates: resourceTemplates(caller),
+    }));
+
+    server.setRequestHandler('resources/read', (request) =>
+      readResource(db, readers, caller, request.params.uri),
+    );
+
+    server.setRequestHandler('prompts/list', () => listPrompts());
+    server.setRequestHandler('prompts/get', (request) =>
+      getPrompt(request.params.name, request.params.arguments),
+    );
+
+    server.setRequestHandler('completion/complete', async (request) => {
+      const { ref, argument, context } = request.params;
+      if (ref.type !== 'ref/resource') return { completion: { values: [] } };
+      const completion = await completeTemplateVariable(
+        db,
+        caller,
+        ref.uri,
+        argument.name,
+        argument.value,
+        context?.arguments,
+      );
+      return { completion };
+    });
+
+    if (serverOptions.follow === true) follow(server, caller, serverOptions.era);
+    return server;
+  };
+
+  /** Connection-scoped servers push the change feed's notices themselves. */
+  const follow = (server: Server, caller: Caller, era: Era): void => {
+    const subscriptions = new ConnectionSubscriptions();
+    if (era === 'legacy') {
+      const subscribeUri = async (uri: string): Promise<void> => {
+        // Another scheme names nothing of ours: accepted, and never notified.
+        if (!uri.startsWith('cogitave:')) return;
+        if (!parseResourceUri(uri))
+          throw invalidParams(
+            `Cannot subscribe to ${uri}: use cogitave://{type}/{id} or a collection cogitave://{type}/`,
+          );
+        const problem = await uriAccessProblem(db, caller, uri);
+        if (problem !== undefined) throw invalidParams(`Cannot subscribe: ${problem}`);
+        subscriptions.add(uri);
+      };
+      server.setRequestHandler('resources/subscribe', async (request) => {
+        await subscribeUri(request.params.uri);
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', (request) => {
+        subscriptions.remove(request.params.uri);
+        return {};
+      });
+    }
+    const deliver = async (signal: ChangeSignal): Promise<void> => {
+      const delivery =
+        era === 'legacy' ? subscriptions.deliveryFor(signal) : modernDeliveryFor(signal);
+      for (const uri of delivery.updated) {
+        if (!(await visible(caller, uri))) continue;
+        await server.sendResourceUpdated({ uri });
+      }
+      if (delivery.listChanged) await server.sendResourceListChanged();
+    };
+    const stop = services.changes.onChange((signal) => {
+      deliver(signal).catch((error: unknown) => {
+        logger.debug({ err: error }, 'change notification not delivered');
+      });
+    });
+    const previous = server.onclose;
+    server.onclose = () => {
+      stop();
+      previous?.();
+    };
+  };
+
+  /** Collection subscriptions must not reveal members of products outside the grant. */
+  const visible = async (caller: Caller, uri: string): Promise<boolean> => {
+    const parsed = parseResourceUri(uri);
+    if (!parsed) return false;
+    if (caller.grants.products === '*' || parsed.kind === 'collection')
+      return mayRead(caller.grants, parsed.type, null);
+    const entry = await getResource(db, uri);
+    return entry ? mayRead(caller.grants, entry.type, entry.product) : false;
+  };
+
+  return {
+    tools,
+    createServer,
+    uriAccessProblem: (caller, uri) => uriAccessProblem(db, caller, uri),
+  };
+};

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import {
+  acceptanceCriteriaSchema,
+  intakeLinkSchema,
+  PRIORITIES,
+  problemSchema,
+  productSchema,
+  requesterSchema,
+  titleSchema,
+} from '../../lifecycle/intake-form.js';
+import { getRequest, REQUESTS_PROJECTION, resourceUri } from '../../projections/index.js';
+import type { EventStore, Position } from '../../services/event-store/types.js';
+import { requestStreamId } from '../../services/requests/events.js';
+import { CogitaveError } from '../../services/runtime/errors.js';
+import { defineTool, type Caller, type ToolContext } from '../registry.js';
+import { documentOf, requestDocumentSchema } from './get-request.js';
+
+/**
+ * `request_intake`: proposes a new request. Propose-only: it appends `RequestProposed`
+ * through the Request command handler (the draft sits in stage `proposed`) and nothing else;
+ * the GitHub reactor opens the intake issue asynchronously and a maintainer accepts or
+ * rejects it there. The call waits briefly for the read model so the answer can show the
+ * draft (read-your-writes), and says so when the wait ran out.
+ */
+
+/** How long a proposing call waits for its own write to reach the read model. */
+export const READ_YOUR_WRITES_MS = 2000;
+
+const input = z.strictObject({
+  title: titleSchema.describe('Short summary, 8–140 characters.'),
+  problem: problemSchema.describe(
+    'Who is affected and what goes wrong today (at least 30 characters).',
+  ),
+  product: productSchema.describe('The product or service the request changes.'),
+  requester: requesterSchema.describe('Who needs this: a GitHub login, an e-mail or a team name.'),
+  acceptance_criteria: acceptanceCriteriaSchema.describe(
+    'Measurable criteria, one checkable sentence each (4+ words; vague words like "fast" need a number). They get ids ac-1, ac-2, … in order.',
+  ),
+  links: z.array(intakeLinkSchema).max(20).optional().describe('Related links { url, title? }.'),
+  priority: z
+    .enum(PRIORITIES)
+    .optional()
+    .describe(`One of ${PRIORITIES.join(', ')} (default medium).`),
+});
+
+const output = z.object({
+  request_id: z.string(),
+  stage: z.literal('proposed'),
+  status: z.literal('draft'),
+  uri: z.string(),
+  github: z.object({
+    /** The intake issue; null until the reactor has opened it (or in local approval mode). */
+    issue_url: z.string().nullable(),
+  }),
+  /** The draft as the read model shows it; null if the read model had not caught up in time. */
+  request: requestDocumentSchema.nullable(),
+  next_step: z.string(),
+});
+
+export const assertMayPropose = (caller: Caller, what: string, product?: string): void => {
+  if (!caller.grants.propose) {
+    throw new CogitaveError(
+      'PERMISSION_DENIED',
+      `${caller.actor} may not ${what}: the token's grants do not allow proposals. Ask for a token with the propose grant.`,
+    );
+  }
+  const { products } = caller.grants;
+  if (product !== undefined && products !== '*' && !products.includes(product)) {
+    throw new CogitaveError(
+      'PERMISSION_DENIED',
+      `${caller.actor} may not ${what} for product "${product}": the token's grants cover ${products.join(', ') || '(none)'}.`,
+    );
+  }
+};
+
+/**
+ * Where a stream's event at `revision` sits in the log: the position to wait for. The command
+ * result carries revisions only, so this one read of the write side serves read-your-writes.
+ */
+export const positionOf = async (
+  eventStore: EventStore,
+  requestId: string,
+  revision: bigint,
+): Promise<Position | undefined> => {
+  const [event] = await eventStore.readStream(requestStreamId(requestId), {
+    fromRevision: revision,
+    maxCount: 1,
+  });
+  return event?.position;
+};
+
+/** Waits (bounded) until the requests read model has applied `revision` of the request. */
+export const waitForReadModel = async (
+  context: ToolContext,
+  requestId: string,
+  revision: bigint,
+): Promise<boolean> => {
+  const position = await positionOf(context.services.eventStore, requestId, revision);
+  if (position === undefined || context.signal.aborted) return false;
+  return context.services.changes.waitForPosition(REQUESTS_PROJECTION, position, {
+    timeoutMs: READ_YOUR_WRITES_MS,
+  });
+};
+
+export const requestIntakeTool = defineTool({
+  name: 'request_intake',
+  title: 'Propose a new request',
+  description:
+    'Proposes a new request (intake): title, problem, product, requester and measurable acceptance criteria. It creates a DRAFT in stage "proposed" and nothing else: a GitHub issue is opened for it, and a maintainer accepts or rejects it there. Returns request_id (req-YYYY-NNNN), the draft and the issue link once it exists. Check progress with get_request; propose the next stage with advance_stage.',
+  input,
+  output,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  access: 'propose',
+  icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M12 5v14M5 12h14" stroke="currentColor" stroke-width="2"/></svg>',
+  handler: async (args, context) => {
+    const { services, caller } = context;
+    assertMayPropose(caller, 'propose requests', args.product);
+    const { requestId, revision } = await services.requests.proposeIntake(
+      {
+        title: args.title,
+        problem: args.problem,
+        product: args.product,
+        requester: args.requester,
+        acceptanceCriteria: args.acceptance_criteria,
+        links: args.links,
+        priority: args.priority,
+      },
+      { commandId: context.newId(), actor: caller.actor, at: context.now().toISOString() },
+    );
+    await waitForReadModel(context, requestId, revision);
+    const state = await getRequest(services.database.pool, requestId);
+    return {
+      request_id: requestId,
+      stage: 'proposed' as const,
+      status: 'draft' as const,
+      uri: state?.uri ?? resourceUri('request', requestId),
+      github: { issue_url: state?.intakeIssue?.url ?? null },
+      request: state ? documentOf(state) : null,
+      next_step: `Draft ${requestId} is proposed; nothing is accepted yet. A maintainer reviews it on GitHub (the intake issue; its link appears in get_request once opened) and accepts or rejects it there. To move it on, call get_dod then advance_stage.`,
+    };
+  },
+  render: (result) =>
+    [
+      `Proposed ${result.request_id} (stage ${result.stage}, ${result.status}) — ${result.uri}`,
+      result.github.issue_url
+        ? `Intake issue: ${result.github.issue_url}`
+        : 'Intake issue: not opened yet.',
+      result.request ? `Title: ${result.request.title}` : 'The read model has not shown it yet.',
+      result.next_step,
+    ].join('\n'),
+});
