@@ -4,6 +4,7 @@ import { readPackageInfo } from '../services/runtime/package-info.js';
 import { isCogitaveError, type ErrorCode } from '../services/runtime/errors.js';
 import { configCommand } from './commands/config.js';
 import { eventsCommand } from './commands/events.js';
+import { ingestCommand } from './commands/ingest.js';
 import { migrateCommand } from './commands/migrate.js';
 import { proposalsCommand } from './commands/proposals.js';
 import { replayCommand } from './commands/replay.js';
@@ -34,6 +35,7 @@ const program = new Command('cogitave')
   .addCommand(eventsCommand)
   .addCommand(verifyCommand)
   .addCommand(replayCommand)
+  .addCommand(ingestCommand)
   .addCommand(proposalsCommand)
   .addCommand(configCommand);
 

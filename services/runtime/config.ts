@@ -68,6 +68,56 @@ const optionalId = z
   .pipe(z.number().int().positive({ error: 'must be a positive whole number' }))
   .optional();
 
+/** The grants of one MCP bearer token (see `Grants` in mcp-gateway/registry.ts). */
+const scopeList = z.union([z.literal('*'), z.array(z.string().min(1)).readonly()], {
+  error: 'must be "*" or an array of names',
+});
+export const mcpTokenTableSchema = z.record(
+  z
+    .string()
+    .regex(
+      /^[0-9a-f]{64}$/,
+      'keys must be sha256 hex digests of the tokens (64 lowercase hex digits)',
+    ),
+  z
+    .object({
+      name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'name must be 1-64 letters, digits, . _ -'),
+      grants: z
+        .object({
+          products: scopeList.default('*'),
+          types: scopeList.default('*'),
+          propose: z.boolean().default(false),
+          writeNetworks: z.boolean().default(false),
+        })
+        .strict(),
+    })
+    .strict(),
+);
+export type McpTokenTable = z.output<typeof mcpTokenTableSchema>;
+
+const mcpTokenTableSetting = z
+  .union([z.string(), z.record(z.string(), z.unknown())])
+  .transform((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+      return z.NEVER;
+    }
+  })
+  .pipe(mcpTokenTableSchema)
+  .optional();
+
+const hostnameList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) =>
+    (typeof value === 'string' ? value.split(',') : value)
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ''),
+  )
+  .optional();
+
 const settings = {
   databaseUrl: {
     env: 'DATABASE_URL',
@@ -102,6 +152,11 @@ const settings = {
     env: 'COGITAVE_POLL_INTERVAL_MS',
     schema: wholeNumber(10, 60_000, 1000),
     doc: 'Subscribers re-read the log at least this often when no NOTIFY arrives.',
+  },
+  graphQueryTimeoutMs: {
+    env: 'COGITAVE_GRAPH_QUERY_TIMEOUT_MS',
+    schema: wholeNumber(50, 60_000, 2000),
+    doc: 'Statement timeout of one query_graph query, in milliseconds.',
   },
   httpHost: {
     env: 'COGITAVE_HTTP_HOST',
@@ -184,6 +239,54 @@ const settings = {
       .optional(),
     doc: "Branch proposal pull requests target. Unset: the repository's default branch.",
   },
+  catalogDir: {
+    env: 'CATALOG_DIR',
+    schema: z.string().trim().min(1, 'must be a folder path or none').optional(),
+    doc: 'Corpus folder the knowledge graph is ingested from at start-up. Unset: the documentation shipped with Cogitave Core; none: no start-up ingest.',
+  },
+  mcpTokens: {
+    env: 'MCP_TOKENS',
+    schema: mcpTokenTableSetting,
+    doc: 'Bearer tokens of /mcp as JSON: {"<sha256 hex of the token>": {"name": "ci-bot", "grants": {"products": "*" | [...], "types": "*" | [...], "propose": bool, "writeNetworks": bool}}}. Unset with MCP_TOKENS_FILE: local mode (everything as actor "local"), loopback binds only.',
+  },
+  mcpTokensFile: {
+    env: 'MCP_TOKENS_FILE',
+    schema: z.string().min(1).optional(),
+    doc: 'A JSON file holding the MCP_TOKENS table (merged with MCP_TOKENS).',
+  },
+  mcpAllowedHosts: {
+    env: 'MCP_ALLOWED_HOSTS',
+    schema: hostnameList,
+    doc: 'Host header names /mcp accepts (comma-separated, no ports; DNS-rebinding protection). Default: localhost, 127.0.0.1, [::1] and the bind address.',
+  },
+  mcpAllowedOrigins: {
+    env: 'MCP_ALLOWED_ORIGINS',
+    schema: hostnameList,
+    doc: 'Origin hostnames browsers may call /mcp from (comma-separated). Default: localhost, 127.0.0.1, [::1]. Requests without Origin pass.',
+  },
+  mcpPublicUrl: {
+    env: 'MCP_PUBLIC_URL',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    doc: 'Public URL of the MCP endpoint (https://mcp.example.com/mcp), named in the protected-resource metadata. Default: derived from each request.',
+  },
+  embeddingsUrl: {
+    env: 'EMBEDDINGS_URL',
+    schema: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    doc: 'Base URL of an OpenAI-compatible embeddings API (POST {url}/embeddings) for search. Unset: the built-in embedding derived from the indexed corpus.',
+  },
+  embeddingsModel: {
+    env: 'EMBEDDINGS_MODEL',
+    schema: z.string().trim().min(1).optional(),
+    doc: 'Model sent to the embeddings API (required with EMBEDDINGS_URL).',
+  },
+  embeddingsApiKey: {
+    env: 'EMBEDDINGS_API_KEY',
+    schema: secret(z.string().trim().min(1)),
+    doc: 'Bearer key of the embeddings API (omit for local servers that need none).',
+  },
 } as const;
 
 type Settings = typeof settings;
@@ -197,6 +300,7 @@ const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'githubToken',
   'githubAppPrivateKey',
   'githubWebhookSecret',
+  'embeddingsApiKey',
 ]);
 
 export const describeSettings = (): { env: string; key: string; doc: string }[] =>
@@ -266,6 +370,9 @@ export const loadConfig = (
     }
   }
   if (problems.length === 0) problems.push(...checkGitHubSettings(config));
+  if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
+    problems.push('EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set (the model to call)');
+  }
   if (problems.length > 0) {
     throw new CogitaveError(
       'CONFIG_INVALID',

@@ -15,6 +15,7 @@ import type { Position } from '../../services/event-store/types.js';
 import type { RequestCommandHandlers } from '../../services/requests/commands.js';
 import { requestStreamId } from '../../services/requests/events.js';
 import { createRequestCommandHandlers } from '../../services/requests/handlers.js';
+import { PROJECTIONS } from '../../services/runtime/app.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { cliEnv, spawnCli, stopCli, type RunningCli } from '../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
@@ -171,7 +172,7 @@ const serve = async (env: NodeJS.ProcessEnv): Promise<{ running: RunningCli; url
   const running = spawnCli(['serve'], env);
   current = running;
   const ready = await running.waitForLog((line) => line.msg === 'cogitave ready', READY_TIMEOUT_MS);
-  expect(ready.projections).toEqual(['requests']);
+  expect(ready.projections).toEqual(PROJECTIONS.map((projection) => projection.name));
   return { running, url: ready.url as string };
 };
 
@@ -369,18 +370,20 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
       status: 'ready',
       checks: [{ name: 'database', ok: true }],
     });
-    expect(ready.projections).toEqual([
-      expect.objectContaining({
-        name: 'requests',
-        state: 'caught_up',
-        leader: true,
-        position: log.position,
-        lagEvents: 0,
-        lagSeconds: 0,
-        eventsApplied: log.count,
-        error: null,
-      }),
-    ]);
+    expect(ready.projections).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: 'requests',
+          state: 'caught_up',
+          leader: true,
+          position: log.position,
+          lagEvents: 0,
+          lagSeconds: 0,
+          eventsApplied: log.count,
+          error: null,
+        }),
+      ]),
+    );
 
     const exposition = await metrics(url);
     expectCaughtUpMetrics(exposition, log.count);
@@ -433,7 +436,7 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
     expect(down.httpStatus).toBe(503);
     expect(down.status).toBe('not ready');
     expect(down.checks).toEqual([{ name: 'database', ok: true }]);
-    const report = down.projections[0]!;
+    const report = down.projections.find((projection) => projection.name === 'requests')!;
     expect(report).toMatchObject({
       name: 'requests',
       state: 'stopped',
@@ -493,16 +496,18 @@ describe('ops endpoints of cogitave serve on the embedded default (PGlite)', () 
       (report) => report.state === 'caught_up' && report.position === log.position,
     );
     expect(ready).toMatchObject({ httpStatus: 200, status: 'ready' });
-    expect(ready.projections).toEqual([
-      expect.objectContaining({
-        name: 'requests',
-        leader: true,
-        lagEvents: 0,
-        lagSeconds: 0,
-        eventsApplied: log.count,
-        error: null,
-      }),
-    ]);
+    expect(ready.projections).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: 'requests',
+          leader: true,
+          lagEvents: 0,
+          lagSeconds: 0,
+          eventsApplied: log.count,
+          error: null,
+        }),
+      ]),
+    );
 
     const exposition = await metrics(url);
     expectCaughtUpMetrics(exposition, log.count);

@@ -21,7 +21,9 @@ export const cliEnv = (overrides: Record<string, string>): NodeJS.ProcessEnv => 
     if (SETTING_VARIABLES.has(key) || key.startsWith('COGITAVE_')) continue;
     env[key] = value;
   }
-  return { ...env, ...overrides };
+  // The shipped corpus's start-up ingest compiles its samples (seconds of CPU per fresh data
+  // folder); tests that want the catalog say so with CATALOG_DIR.
+  return { ...env, CATALOG_DIR: 'none', ...overrides };
 };
 
 export interface CliResult {

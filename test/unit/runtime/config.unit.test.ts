@@ -37,6 +37,7 @@ const DEFAULTS = {
   eventStoreUrl: undefined,
   databasePoolSize: 10,
   pollIntervalMs: 1000,
+  graphQueryTimeoutMs: 2000,
   httpHost: '127.0.0.1',
   httpPort: 3100,
   logLevel: 'info',
@@ -63,6 +64,7 @@ describe('loadConfig from the environment', () => {
       EVENTSTORE_URL: 'esdb://esdb.internal:2113?tls=false',
       COGITAVE_DB_POOL_SIZE: '25',
       COGITAVE_POLL_INTERVAL_MS: '250',
+      COGITAVE_GRAPH_QUERY_TIMEOUT_MS: '5000',
       COGITAVE_HTTP_HOST: '0.0.0.0',
       COGITAVE_HTTP_PORT: '8080',
       LOG_LEVEL: 'debug',
@@ -74,6 +76,7 @@ describe('loadConfig from the environment', () => {
       eventStoreUrl: 'esdb://esdb.internal:2113?tls=false',
       databasePoolSize: 25,
       pollIntervalMs: 250,
+      graphQueryTimeoutMs: 5000,
       httpHost: '0.0.0.0',
       httpPort: 8080,
       logLevel: 'debug',
@@ -238,7 +241,7 @@ describe('loadConfig with a config file', () => {
       `${CONFIG_FILE_ENV}: "${path}" has unknown keys port, DATABASE_URL`,
     );
     expect(error.message).toContain(
-      'allowed: databaseUrl, dataDir, eventStoreUrl, databasePoolSize, pollIntervalMs, httpHost, httpPort, logLevel',
+      'allowed: databaseUrl, dataDir, eventStoreUrl, databasePoolSize, pollIntervalMs, graphQueryTimeoutMs, httpHost, httpPort, logLevel',
     );
     expect(error.message).not.toContain('postgres://x/y');
   });
@@ -306,6 +309,7 @@ describe('describeSettings', () => {
       'EVENTSTORE_URL',
       'COGITAVE_DB_POOL_SIZE',
       'COGITAVE_POLL_INTERVAL_MS',
+      'COGITAVE_GRAPH_QUERY_TIMEOUT_MS',
       'COGITAVE_HTTP_HOST',
       'COGITAVE_HTTP_PORT',
       'LOG_LEVEL',
@@ -317,8 +321,17 @@ describe('describeSettings', () => {
       'GITHUB_API_URL',
       'GITHUB_WEBHOOK_SECRET',
       'GITHUB_BASE_BRANCH',
+      'CATALOG_DIR',
+      'MCP_TOKENS',
+      'MCP_TOKENS_FILE',
+      'MCP_ALLOWED_HOSTS',
+      'MCP_ALLOWED_ORIGINS',
+      'MCP_PUBLIC_URL',
+      'EMBEDDINGS_URL',
+      'EMBEDDINGS_MODEL',
+      'EMBEDDINGS_API_KEY',
     ]);
-    expect(rows.map((row) => row.key).slice(0, 8)).toEqual(Object.keys(DEFAULTS));
+    expect(rows.map((row) => row.key).slice(0, 9)).toEqual(Object.keys(DEFAULTS));
     for (const row of rows) expect(row.doc.length).toBeGreaterThan(10);
   });
 });
