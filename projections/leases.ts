@@ -81,6 +81,14 @@ interface Session {
   /** Aborted when this connection fails: every lease taken on it is lost. */
   readonly controller: AbortController;
   readonly ready: Promise<void>;
+  /**
+   * Queries on this connection, one at a time: the heartbeat, lock and unlock calls come from
+   * timers and loops that do not wait for each other, and pg must not queue them itself.
+   */
+  readonly query: <R extends pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ) => Promise<pg.QueryResult<R>>;
 }
 
 const createPostgresLeases = (
@@ -115,12 +123,18 @@ const createPostgresLeases = (
       keepAlive: true,
     });
     const controller = new AbortController();
+    let tail: Promise<unknown> = Promise.resolve();
     const current: Session = {
       client,
       controller,
       ready: client.connect().then(() => {
         failures = 0;
       }),
+      query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
+        const next = tail.then(() => client.query<R>(text, values));
+        tail = next.catch(() => undefined);
+        return next;
+      },
     };
     session = current;
     client.on('error', (error) => {
@@ -138,7 +152,7 @@ const createPostgresLeases = (
   const beat = (): void => {
     const current = session;
     if (!current || held.size === 0) return;
-    current.client.query('SELECT 1').catch((error: unknown) => {
+    current.query('SELECT 1').catch((error: unknown) => {
       drop(current, error);
     });
   };
@@ -147,7 +161,7 @@ const createPostgresLeases = (
     const current = connect();
     try {
       await current.ready;
-      const result = await current.client.query<{ locked: boolean }>(
+      const result = await current.query<{ locked: boolean }>(
         'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
         [LOCK_CLASS, key],
       );
@@ -168,7 +182,7 @@ const createPostgresLeases = (
         const current = await tryLock(key);
         if (current && !current.controller.signal.aborted) {
           if (stopped()) {
-            await current.client
+            await current
               .query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_CLASS, key])
               .catch(() => undefined);
             throw abortReason(signal);
@@ -191,7 +205,7 @@ const createPostgresLeases = (
               if (held.get(key) === lease) held.delete(key);
               lease.abort(new Error('released'));
               if (session === current) {
-                await current.client
+                await current
                   .query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_CLASS, key])
                   .catch(() => undefined);
               }

@@ -116,6 +116,15 @@ interface StoredIntake {
 export const createRequestCommandHandlers = ({
   eventStore,
 }: RequestCommandHandlerDeps): RequestCommandHandlers => {
+  // Intakes of one process allocate their ids one at a time: concurrent allocations would only
+  // race for the same counter revision and retry (quadratic under load). Across processes the
+  // race remains, and the allocator settles it.
+  let allocating: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = allocating.then(work, work);
+    allocating = next.catch(() => undefined);
+    return next;
+  };
   const execute = async (
     command: RequestCommand,
     expected?: ExpectedRevision,
@@ -169,14 +178,16 @@ export const createRequestCommandHandlers = ({
     proposeIntake: async (input, meta) => {
       const parsedMeta = metaOf(meta, 'proposeIntake');
       const intake = parseInput(intakeInputSchema, input, 'proposeIntake');
-      const allocation = await allocateRequestId<StoredIntake>({
-        eventStore,
-        commandId: parsedMeta.commandId,
-        metadata: eventMetadata(parsedMeta),
-        payload: { intake, meta: parsedMeta },
-        readPayload: (stored) => storedIntakeSchema.parse(stored),
-        createRequest,
-      });
+      const allocation = await oneAtATime(() =>
+        allocateRequestId<StoredIntake>({
+          eventStore,
+          commandId: parsedMeta.commandId,
+          metadata: eventMetadata(parsedMeta),
+          payload: { intake, meta: parsedMeta },
+          readPayload: (stored) => storedIntakeSchema.parse(stored),
+          createRequest,
+        }),
+      );
       // RequestProposed is the request's first event, whoever appended it.
       return { requestId: allocation.requestId, revision: 0n };
     },
