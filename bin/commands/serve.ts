@@ -1,99 +1,108 @@
 import { Command, Option } from 'commander';
+import { assertSafeBind, createTokenAuth, loadTokenTable } from '../../mcp-gateway/auth/tokens.js';
 import { startHttpServer } from '../../mcp-gateway/http/server.js';
-import type { Database } from '../../services/database/database.js';
-import { createApp } from '../../services/runtime/app.js';
+import { startStdio } from '../../mcp-gateway/stdio.js';
+import { createApp, type App } from '../../services/runtime/app.js';
 import { loadConfig } from '../../services/runtime/config.js';
+import type { Logger } from '../../services/runtime/logger.js';
 import { commandLogger } from './context.js';
+import { composeRole, type ServedRole } from './serve/compose.js';
+import { untilSignal } from './serve/ops.js';
+import { assertRoleFits, partsOf, ROLE_HELP, ROLES, type Role } from './serve/roles.js';
 
-const ROLES = ['all'] as const;
-
-// The server ended this session (pg_terminate_backend, a restart): it says nothing yet about
-// whether the database answers now.
-const STALE_CONNECTION = /Connection terminated|Client has encountered a connection error/i;
-const isStaleConnection = (error: unknown): boolean =>
-  error instanceof Error &&
-  (['57P01', '57P02'].includes(String((error as { code?: unknown }).code)) ||
-    STALE_CONNECTION.test(error.message));
-
-/**
- * Whether the database answers. An idle pooled connection the server has just ended fails its
- * next query before the pool notices, so that failure is retried (the pool drops the broken
- * client) and only an answer from a live connection counts.
- */
-const pingDatabase = async (database: Database): Promise<boolean> => {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return (await database.pool.query('SELECT 1 AS ok')).rowCount === 1;
-    } catch (error) {
-      if (attempt >= 10 || !isStaleConnection(error)) throw error;
-    }
-  }
-};
+interface ServeFlags {
+  readonly role: Role;
+  readonly stdio: boolean;
+  readonly http: boolean;
+}
 
 export const serveCommand = new Command('serve')
   .description(
-    'Start Cogitave Core: connect the database (embedded PGlite unless DATABASE_URL is set), migrate, and serve HTTP until SIGINT/SIGTERM.',
+    'Start Cogitave Core: connect the database (embedded PGlite unless DATABASE_URL is set), migrate, and serve until SIGINT/SIGTERM. The default role (all) runs everything in one process and serves MCP over HTTP at /mcp (beside /healthz, /readyz, /metrics) or over stdio (--stdio); the gateway, projector and reactor roles split the product across processes sharing one server Postgres.',
   )
+  .addOption(new Option('--role <role>', ROLE_HELP).choices(ROLES).default('all'))
   .addOption(
-    new Option('--role <role>', 'which part of the product this process runs')
-      .choices(ROLES)
-      .default('all'),
+    new Option('--stdio', 'serve MCP over stdin/stdout for a local client (logs go to stderr)')
+      .default(false)
+      .conflicts('http'),
   )
-  .action(async (flags: { role: (typeof ROLES)[number] }) => {
+  .addOption(new Option('--http', 'serve over HTTP (the default)').default(false))
+  .action(async (flags: ServeFlags) => {
     const config = loadConfig();
+    assertRoleFits(flags.role, config, flags.stdio);
     const logger = commandLogger(config, false);
+    const tokens = loadTokenTable(config);
+    const auth = createTokenAuth(tokens);
+    // Local mode answers /mcp without a token, so only a gateway on HTTP must bind to loopback.
+    if (partsOf(flags.role).gateway && !flags.stdio) assertSafeBind(config.httpHost, auth);
     const app = await createApp(config, logger);
-    const { github, projections } = app;
-    let http;
-    try {
-      http = await startHttpServer({
-        host: config.httpHost,
-        port: config.httpPort,
-        logger,
-        readiness: [
-          { name: 'database', probe: () => pingDatabase(app.database) },
-          // Ready while the reactor runs (retrying GitHub included: the gateway still serves);
-          // not ready once it has stopped for good.
-          ...(github
-            ? [
-                {
-                  name: 'github-reactor',
-                  probe: () => Promise.resolve(github.reactor.status().state !== 'stopped'),
-                },
-              ]
-            : []),
-        ],
-        // Not ready once a read model has stopped on an event it cannot apply.
-        projections: () => projections.status(),
-        metrics: () => projections.renderPrometheus(),
-        routes: github ? [github.webhooks.route] : [],
-      });
-    } catch (error) {
+    const served = await composeRole(app, flags.role, {
+      auth,
+      authLabel: auth.enabled ? `${String(Object.keys(tokens).length)} bearer tokens` : 'local',
+      stdio: flags.stdio,
+    }).catch(async (error: unknown) => {
       await app.close();
       throw error;
-    }
-    projections.start();
-    github?.reactor.start();
-    logger.info(
-      {
-        role: flags.role,
-        url: http.url,
-        database: app.database.kind,
-        location: app.database.location,
-        eventStore: app.eventStore.kind,
-        approvals: github ? `github ${github.settings.repository}` : 'local',
-        projections: projections.status().map((status) => status.name),
-      },
-      'cogitave ready',
-    );
-    await new Promise<void>((resolve) => {
-      const stop = (signal: NodeJS.Signals): void => {
-        logger.info({ signal }, 'shutting down');
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
     });
-    await http.close();
-    await app.close();
+    const stop = async (): Promise<void> => {
+      await served.close();
+      await app.close();
+    };
+    if (flags.stdio) await serveStdio(flags.role, served, logger, stop);
+    else await serveHttp(flags.role, app, served, logger, stop);
   });
+
+const serveStdio = async (
+  role: Role,
+  served: ServedRole,
+  logger: Logger,
+  stop: () => Promise<void>,
+): Promise<void> => {
+  // assertRoleFits allows --stdio only for roles with a gateway.
+  if (!served.gateway) throw new Error(`role ${role} has no MCP gateway`);
+  served.start();
+  const stdio = startStdio(served.gateway, logger);
+  logger.info({ role, transport: 'stdio', ...served.describe }, 'cogitave ready');
+  await Promise.race([stdio.ended, untilSignal(logger)]);
+  await stdio.close();
+  await stop();
+};
+
+const serveHttp = async (
+  role: Role,
+  app: App,
+  served: ServedRole,
+  logger: Logger,
+  stop: () => Promise<void>,
+): Promise<void> => {
+  let http;
+  try {
+    http = await startHttpServer({
+      host: app.config.httpHost,
+      port: app.config.httpPort,
+      logger,
+      readiness: served.readiness,
+      ...(served.projections ? { projections: served.projections } : {}),
+      ...(served.metrics ? { metrics: served.metrics } : {}),
+      routes: served.routes,
+    });
+  } catch (error) {
+    await served.drain();
+    await stop();
+    throw error;
+  }
+  served.start();
+  logger.info(
+    {
+      role,
+      url: http.url,
+      ...(served.gateway ? { mcp: `${http.url}/mcp` } : {}),
+      ...served.describe,
+    },
+    'cogitave ready',
+  );
+  await untilSignal(logger);
+  await served.drain();
+  await http.close();
+  await stop();
+};

@@ -23,6 +23,7 @@ import {
   silentLogger,
   waitFor,
 } from '../../int/github/harness.js';
+import { PROJECTIONS } from '../../../services/runtime/app.js';
 
 /**
  * `cogitave serve` in GitHub mode, configured only through GITHUB_* variables pointing at the
@@ -92,7 +93,9 @@ describe('cogitave serve with GitHub configured', () => {
         { name: 'database', ok: true },
         { name: 'github-reactor', ok: true },
       ],
-      projections: [expect.objectContaining({ name: 'requests', error: null })],
+      projections: PROJECTIONS.map(({ name }): unknown =>
+        expect.objectContaining({ name, error: null }),
+      ),
     });
 
     const requestId = await proposeIntake(handlers, 1);

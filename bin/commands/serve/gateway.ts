@@ -1,0 +1,106 @@
+import type { TokenAuth } from '../../../mcp-gateway/auth/tokens.js';
+import { createGatewayServices } from '../../../mcp-gateway/compose.js';
+import { createMcpEndpoint } from '../../../mcp-gateway/http/mcp-endpoint.js';
+import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
+import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
+import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
+import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
+import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
+import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
+import type { App } from '../../../services/runtime/app.js';
+import { readPackageInfo } from '../../../services/runtime/package-info.js';
+import { defaultAllowedHosts, settledWithin } from './ops.js';
+import type { ServedPart } from './parts.js';
+
+export interface GatewayPartOptions {
+  readonly auth: TokenAuth;
+  /** The `describe` value of the auth mode. */
+  readonly authLabel: string;
+  /** Serve /mcp, REST and llms.txt over HTTP (false: stdio only). */
+  readonly http: boolean;
+  /**
+   * A gateway without a projector in its process: it reads the read models another process
+   * keeps and hears of their changes through LISTEN/NOTIFY, so readiness includes that feed.
+   */
+  readonly standalone: boolean;
+}
+
+export interface GatewayPart extends ServedPart {
+  readonly gateway: McpGateway;
+}
+
+// How long /readyz waits for the change feed's LISTEN connection before answering "not ready".
+const CHANGE_FEED_PROBE_MS = 2000;
+
+/**
+ * The canonical surface: MCP (HTTP or stdio), the read-only REST surface, llms.txt and, in
+ * GitHub mode, the webhook receiver (it only appends commands; no reactor is needed for it).
+ */
+export const gatewayPart = async (app: App, options: GatewayPartOptions): Promise<GatewayPart> => {
+  const { config, logger, github } = app;
+  const version = readPackageInfo().version;
+  const composed = await createGatewayServices(app);
+  const gateway = createMcpGateway({
+    tools: ALL_TOOLS,
+    services: composed.services,
+    logger,
+    version,
+  });
+  const readiness: ReadinessCheck[] = options.standalone
+    ? [
+        {
+          name: 'change-feed',
+          probe: () => settledWithin(app.changes.ready(), CHANGE_FEED_PROBE_MS),
+        },
+      ]
+    : [];
+  const describe = { auth: options.authLabel, tools: gateway.tools.size };
+  if (!options.http) {
+    return {
+      gateway,
+      routes: [],
+      readiness,
+      describe,
+      start: () => undefined,
+      drain: () => Promise.resolve(),
+      close: () => composed.close(),
+    };
+  }
+  const { auth } = options;
+  const endpoint = createMcpEndpoint({
+    gateway,
+    services: composed.services,
+    auth,
+    logger,
+    allowedHosts:
+      config.mcpAllowedHosts ?? defaultAllowedHosts(config.httpHost, config.mcpPublicUrl),
+    ...(config.mcpAllowedOrigins ? { allowedOrigins: config.mcpAllowedOrigins } : {}),
+    ...(config.mcpPublicUrl ? { publicUrl: config.mcpPublicUrl } : {}),
+  });
+  // The read-only REST surface and llms.txt answer the same callers as /mcp.
+  const rest = createRestSurface(
+    composed.services,
+    (req) => (auth.enabled ? (auth.authenticate(req.headers.authorization) ?? null) : LOCAL_CALLER),
+    { tools: ALL_TOOLS, version, logger },
+  );
+  return {
+    gateway,
+    routes: [
+      ...endpoint.routes,
+      ...rest.routes,
+      createLlmsTxtRoute({ tools: ALL_TOOLS }),
+      ...(github ? [github.webhooks.route] : []),
+    ],
+    readiness,
+    describe: {
+      ...describe,
+      ...(github ? { webhooks: `github ${github.settings.repository}` } : {}),
+    },
+    start: () => {
+      // A standalone gateway opens its LISTEN connection now, not on the first request.
+      if (options.standalone) void app.changes.ready();
+    },
+    drain: () => endpoint.close(),
+    close: () => composed.close(),
+  };
+};

@@ -1,0 +1,194 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli } from '../support/cli.js';
+import { startGitHubDouble, type GitHubDouble } from '../support/github-double/index.js';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
+import { startServe, type StartedServe } from '../topology/processes.js';
+import { eventually } from './gateway/support.js';
+
+/**
+ * `cogitave serve --role gateway|projector|reactor` as separate processes on one Postgres:
+ * each runs only its part, reports only what it needs in /readyz, and together they make the
+ * product (a gateway alone records proposals but applies no read model and opens nothing on
+ * GitHub; the projector and the reactor do that from their own processes).
+ */
+const OWNER = 'acme';
+const REPO = 'widgets';
+
+let db: ThrowawayDatabase;
+let admin: pg.Pool;
+let double: GitHubDouble;
+const started: StartedServe[] = [];
+
+const roleEnv = (): NodeJS.ProcessEnv =>
+  cliEnv({
+    DATABASE_URL: db.url,
+    COGITAVE_HTTP_PORT: '0',
+    COGITAVE_POLL_INTERVAL_MS: '100',
+    GITHUB_TOKEN: 'ghp_roles_e2e',
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+    GITHUB_WEBHOOK_SECRET: 'roles-e2e-secret',
+    GITHUB_API_URL: double.url,
+    GITHUB_BASE_BRANCH: '',
+    GITHUB_APP_ID: '',
+    GITHUB_APP_PRIVATE_KEY: '',
+    GITHUB_APP_INSTALLATION_ID: '',
+  });
+
+const serve = async (role: 'gateway' | 'projector' | 'reactor'): Promise<StartedServe> => {
+  const entry = await startServe({ name: role, role, env: roleEnv(), readyTimeoutMs: 60_000 });
+  started.push(entry);
+  return entry;
+};
+
+const status = async (url: string, init?: RequestInit): Promise<number> =>
+  (await fetch(url, init)).status;
+
+const readyz = async (url: string): Promise<Record<string, unknown>> =>
+  (await (await fetch(`${url}/readyz`)).json()) as Record<string, unknown>;
+
+beforeAll(async () => {
+  db = await createThrowawayDatabase('roles_e2e');
+  admin = new pg.Pool({ connectionString: db.url, max: 2 });
+  double = await startGitHubDouble();
+  double.createRepository(OWNER, REPO);
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((entry) => entry.process.stop(2000)));
+  await admin.end();
+  await double.close();
+  await db.drop();
+});
+
+describe('serve roles that cannot work are refused before anything opens', () => {
+  it('given no DATABASE_URL, when a split role starts, then it exits 78 naming DATABASE_URL and creates no embedded database', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cogitave-roles-'));
+    try {
+      const gateway = await runCli(
+        ['serve', '--role', 'gateway'],
+        cliEnv({ COGITAVE_DATA_DIR: dataDir }),
+      );
+      expect(gateway.code).toBe(78);
+      expect(gateway.stderr).toContain(
+        'DATABASE_URL: serve --role gateway needs a server Postgres',
+      );
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a gateway, a projector and a reactor in three processes', () => {
+  it('given a gateway alone, when an agent proposes an intake, then it is recorded but no read model or GitHub issue follows until the projector and the reactor start, each serving only its part', async () => {
+    const gateway = await serve('gateway');
+    expect(gateway.ready).toMatchObject({ role: 'gateway', database: 'postgres', tools: 18 });
+    expect(await readyz(gateway.url)).toEqual({
+      status: 'ready',
+      checks: [
+        { name: 'database', ok: true },
+        { name: 'change-feed', ok: true },
+      ],
+    });
+    // The webhook receiver is mounted (an unsigned delivery is refused, not missing).
+    expect(
+      await status(`${gateway.url}/webhooks/github`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    ).toBe(401);
+    expect(await status(`${gateway.url}/llms.txt`)).toBe(200);
+
+    const client = new Client({ name: 'roles-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`)));
+    try {
+      const intake = (await client.callTool({
+        name: 'request_intake',
+        arguments: {
+          title: 'Export audit trails as CSV (roles)',
+          problem: 'Auditors copy history by hand today, which takes hours and loses rows.',
+          product: 'core',
+          requester: 'audit-team',
+          acceptance_criteria: ['An export of 10000 events finishes within 5 seconds'],
+        },
+      })) as { isError?: boolean; structuredContent?: { request_id: string } };
+      expect(intake.isError).toBeFalsy();
+      const requestId = intake.structuredContent!.request_id;
+
+      // Recorded in the log; the tool's read-your-writes wait has passed: still no read model.
+      const count = async (sql: string): Promise<number> =>
+        Number((await admin.query<{ n: string }>(sql)).rows[0]!.n);
+      expect(
+        await count(
+          `SELECT count(*) AS n FROM event_store.events WHERE event_type = 'RequestProposed'`,
+        ),
+      ).toBe(1);
+      expect(await count('SELECT count(*) AS n FROM read_model.requests')).toBe(0);
+      expect(double.listIssues(OWNER, REPO)).toEqual([]);
+
+      const [projector, reactor] = await Promise.all([serve('projector'), serve('reactor')]);
+
+      // Each answers only its own endpoints.
+      for (const other of [projector, reactor]) {
+        expect(other.ready.mcp).toBeUndefined();
+        expect(await status(`${other.url}/mcp`, { method: 'POST', body: '{}' })).toBe(404);
+        expect(await status(`${other.url}/webhooks/github`, { method: 'POST' })).toBe(404);
+        expect(await status(`${other.url}/llms.txt`)).toBe(404);
+        expect(await status(`${other.url}/healthz`)).toBe(200);
+      }
+      expect(await readyz(reactor.url)).toEqual({
+        status: 'ready',
+        checks: [
+          { name: 'database', ok: true },
+          { name: 'github-reactor', ok: true },
+        ],
+      });
+      // Each projection's lock is taken just after start: poll until the projector leads them all.
+      let projectorReady = await readyz(projector.url);
+      const leads = (): boolean =>
+        (projectorReady.projections as { leader: boolean }[]).every((p) => p.leader);
+      for (let tries = 0; !leads() && tries < 100; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        projectorReady = await readyz(projector.url);
+      }
+      expect(projectorReady.checks).toEqual([{ name: 'database', ok: true }]);
+      const projections = projectorReady.projections as { name: string; leader: boolean }[];
+      expect(projections.map((p) => p.name)).toEqual(
+        expect.arrayContaining(['requests', 'networks', 'catalog']),
+      );
+      expect(leads()).toBe(true);
+
+      // The projector applies the read model the gateway reads; the reactor opens the issue.
+      await eventually(
+        () => double.listIssues(OWNER, REPO).length === 1,
+        'the intake issue',
+        30_000,
+      );
+      const listed = async (): Promise<string[]> => {
+        const result = (await client.callTool({
+          name: 'list_requests',
+          arguments: { product: 'core' },
+        })) as { structuredContent?: { results: { request_id: string }[] } };
+        return (result.structuredContent?.results ?? []).map((row) => row.request_id);
+      };
+      const deadline = Date.now() + 20_000;
+      while (!(await listed()).includes(requestId) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await listed()).toEqual([requestId]);
+      expect(double.violations).toEqual([]);
+    } finally {
+      await client.close();
+    }
+
+    const exits = await Promise.all(started.map((entry) => entry.process.stop()));
+    expect(exits).toEqual([0, 0, 0]);
+  });
+});
