@@ -158,7 +158,12 @@ describe.each(['postgres', 'pglite'] as const)('a failing handler (%s)', (kind) 
       { type: 'RequestWithdrawn', n: '1' },
     ]);
     // The stopped projection falls behind, visibly: the failing event and the two after it.
-    const behind = await runner.waitFor('requests', (s) => s.lagEvents === 3, 10_000);
+    // The lag probe runs on its own timer: wait for a probe taken after event c was visible.
+    const behind = await runner.waitFor(
+      'requests',
+      (s) => s.lagEvents === 3 && s.headPosition === c.position,
+      10_000,
+    );
     expect(behind).toMatchObject({ state: 'stopped', headPosition: c.position });
     expect(behind.lagSeconds).toBeGreaterThan(0);
     expect(runner.renderPrometheus()).toContain(
