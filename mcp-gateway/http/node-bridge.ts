@@ -34,8 +34,10 @@ export const toWebRequest = (
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   const controller = new AbortController();
+  // Only a client that left before the answer was complete aborts: aborting after every
+  // finished response cost a DOMException and an abort event per request on the hot path.
   res.once('close', () => {
-    controller.abort();
+    if (!res.writableFinished) controller.abort();
   });
   const method = req.method ?? 'GET';
   return new Request(`http://${host}${req.url ?? '/'}`, {

@@ -1,0 +1,518 @@
+/**
+ * Gateway benchmark, over real HTTP with v1 SDK clients (2025-11-25 sessions) against gateways
+ * started in this process on a throwaway server Postgres database:
+ *
+ * - `tools/call` p50/p99 and calls/s for `describe_schema`, `get_request` and `request_intake`
+ *   at 1, 16 and 64 concurrent clients;
+ * - the gateway's overhead on a trivial tool: the same one-line tool in a gateway built with
+ *   `createMcpGateway({ tools: [trivial, ...ALL_TOOLS] })` (the whole `/mcp` endpoint: Host and
+ *   Origin checks, auth, scope check, era routing, sessions) beside a bare v2 SDK `McpServer`
+ *   with that tool behind the same Node HTTP bridge and sessionful Streamable HTTP transport;
+ * - notification latency: `request_intake` on gateway A until `notifications/resources/updated`
+ *   reaches a 2025-era client subscribed to `cogitave://request/` on gateway B (same database).
+ *
+ *   npx tsx test/bench/gateway.bench.ts
+ *
+ * Environment: BENCH_SECONDS (timed seconds per configuration, default 3), BENCH_DATABASE_URL
+ * (admin connection to create the throwaway database from, default the local `postgres`),
+ * BENCH_NOTIFICATIONS (proposals timed for notification latency, default 100), BENCH_PARTS
+ * (comma list of `overhead`, `tools`, `notify`; default all three).
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { createTokenAuth } from '../../mcp-gateway/auth/tokens.js';
+import { createGatewayServices } from '../../mcp-gateway/compose.js';
+import { createMcpEndpoint } from '../../mcp-gateway/http/mcp-endpoint.js';
+import { readBody, sendWebResponse, toWebRequest } from '../../mcp-gateway/http/node-bridge.js';
+import { startHttpServer, type RunningHttpServer } from '../../mcp-gateway/http/server.js';
+import { defineTool } from '../../mcp-gateway/registry.js';
+import { createMcpGateway } from '../../mcp-gateway/server/factory.js';
+import { ALL_TOOLS } from '../../mcp-gateway/tools/index.js';
+import { ingestCorpus } from '../../services/catalog/ingest.js';
+import { defaultCorpusDir } from '../../services/catalog/start-up.js';
+import { createApp, type App } from '../../services/runtime/app.js';
+import { loadConfig } from '../../services/runtime/config.js';
+import { createLogger } from '../../services/runtime/logger.js';
+import { createThrowawayDatabase } from '../support/postgres.js';
+import { recordFigures, type BenchFigure } from './figures.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? '3');
+const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? '100');
+const CONCURRENCY = [1, 16, 64] as const;
+const OVERHEAD_TARGET = 1.2;
+const NOTIFY_P99_TARGET_MS = 100;
+const BENCH = 'bench:gateway';
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'overhead,tools,notify').split(','));
+if (process.env.BENCH_DATABASE_URL !== undefined)
+  process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+
+const logger = createLogger('silent');
+
+const TRIVIAL = 'bench_echo';
+const trivialInput = z.object({ text: z.string() });
+const trivialOutput = z.object({ text: z.string() });
+const trivialTool = defineTool({
+  name: TRIVIAL,
+  title: 'Echo',
+  description: 'Returns its text (benchmark only).',
+  input: trivialInput,
+  output: trivialOutput,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  access: 'read',
+  handler: (args) => Promise.resolve({ text: args.text }),
+  render: (result) => result.text,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+interface Running {
+  readonly mcpUrl: string;
+  readonly app?: App;
+  close(): Promise<void>;
+}
+
+const startGateway = async (databaseUrl: string): Promise<Running> => {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    COGITAVE_HTTP_PORT: '0',
+    CATALOG_DIR: 'none',
+    COGITAVE_DB_POOL_SIZE: '16',
+  });
+  const app = await createApp(config, logger);
+  const composed = await createGatewayServices(app);
+  const gateway = createMcpGateway({
+    tools: [trivialTool, ...ALL_TOOLS],
+    services: composed.services,
+    logger,
+    version: '0.0.0-bench',
+  });
+  const endpoint = createMcpEndpoint({
+    gateway,
+    services: composed.services,
+    auth: createTokenAuth({}),
+    logger,
+  });
+  const http = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    readiness: [],
+    routes: endpoint.routes,
+  });
+  app.projections.start();
+  await app.changes.ready();
+  return {
+    mcpUrl: `${http.url}/mcp`,
+    app,
+    close: async () => {
+      await endpoint.close();
+      await http.close();
+      await composed.close();
+      await app.close();
+    },
+  };
+};
+
+/** The floor: the SDK's McpServer with the trivial tool, sessionful, same Node bridge. */
+const startBare = async (): Promise<Running> => {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const open = async (): Promise<WebStandardStreamableHTTPServerTransport> => {
+    const server = new McpServer({ name: 'bare', version: '1.0.0' });
+    server.registerTool(
+      TRIVIAL,
+      { description: 'Returns its text.', inputSchema: trivialInput, outputSchema: trivialOutput },
+      ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
+    );
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
+      });
+    await server.connect(transport);
+    return transport;
+  };
+  const http: RunningHttpServer = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    readiness: [],
+    routes: [
+      {
+        path: '/mcp',
+        handle: async (req, res) => {
+          const body = req.method === 'POST' ? await readBody(req) : undefined;
+          const request = toWebRequest(req, res, body);
+          const id = request.headers.get('mcp-session-id');
+          const transport = id === null ? await open() : sessions.get(id);
+          const response = transport
+            ? await transport.handleRequest(request)
+            : new Response('unknown session', { status: 404 });
+          await sendWebResponse(res, response);
+        },
+      },
+    ],
+  });
+  return {
+    mcpUrl: `${http.url}/mcp`,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      await http.close();
+    },
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+const connect = async (url: string): Promise<Client> => {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+};
+
+interface Measured {
+  readonly callsPerSec: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly calls: number;
+  readonly errors: number;
+  /** Process CPU (clients and servers) per call, in ms: steadier than calls/s on a busy host. */
+  readonly cpuMsPerCall: number;
+}
+
+interface Raw {
+  readonly latencies: number[];
+  seconds: number;
+  cpuMicros: number;
+  errors: number;
+}
+
+const quantile = (sorted: readonly number[], q: number): number =>
+  sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN);
+
+const newRaw = (): Raw => ({ latencies: [], seconds: 0, cpuMicros: 0, errors: 0 });
+
+/** Runs `clients` in closed loops for `seconds`, adding to `raw`. */
+const runInto = async (
+  raw: Raw,
+  clients: readonly Client[],
+  name: string,
+  args: (client: number, call: number) => Record<string, unknown>,
+  seconds: number,
+): Promise<void> => {
+  // Warm-up: one call per client (JIT, session set-up), untimed.
+  await Promise.all(
+    clients.map((client, index) => client.callTool({ name, arguments: args(index, -1) })),
+  );
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    clients.map(async (client, index) => {
+      for (let call = 0; performance.now() < deadline; call += 1) {
+        const t0 = performance.now();
+        const result = await client.callTool({ name, arguments: args(index, call) });
+        raw.latencies.push(performance.now() - t0);
+        if (result.isError === true) raw.errors += 1;
+      }
+    }),
+  );
+  raw.seconds += (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  raw.cpuMicros += used.user + used.system;
+};
+
+const summarise = (raw: Raw): Measured => {
+  const sorted = [...raw.latencies].sort((a, b) => a - b);
+  return {
+    callsPerSec: sorted.length / raw.seconds,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    calls: sorted.length,
+    errors: raw.errors,
+    cpuMsPerCall: raw.cpuMicros / 1000 / Math.max(1, sorted.length),
+  };
+};
+
+const measure = async (
+  clients: readonly Client[],
+  name: string,
+  args: (client: number, call: number) => Record<string, unknown>,
+  seconds: number,
+): Promise<Measured> => {
+  const raw = newRaw();
+  await runInto(raw, clients, name, args, seconds);
+  return summarise(raw);
+};
+
+/** Bare and gateway in alternating slices, so a change in the host's load hits both alike. */
+const SLICES = 4;
+
+const fmt = (value: number): string =>
+  value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+
+const intakeArgs = (client: number, call: number) => ({
+  title: `Bench request ${String(client)}-${String(call)}`,
+  problem: 'Auditors copy history by hand today, which takes hours per request and loses rows.',
+  product: 'bench',
+  requester: 'bench-team',
+  acceptance_criteria: ['An export of 10000 events finishes within 5 seconds'],
+});
+
+/** Resolves once every read model (on whichever app leads it) has applied the whole log. */
+const settle = async (apps: readonly (App | undefined)[]): Promise<void> => {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const statuses = apps.flatMap((app) => app?.projections.status() ?? []);
+    const names = [...new Set(statuses.map((status) => status.name))];
+    const done = names.every((name) =>
+      statuses.some(
+        (status) =>
+          status.name === name &&
+          status.leader &&
+          status.state === 'caught_up' &&
+          status.lagEvents === 0,
+      ),
+    );
+    if (done) break;
+    if (Date.now() > deadline) throw new Error('read models did not catch up within 120 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const main = async (): Promise<number> => {
+  if (!Number.isFinite(SECONDS) || SECONDS <= 0) {
+    process.stderr.write(`BENCH_SECONDS must be a positive number (got ${String(SECONDS)})\n`);
+    return 2;
+  }
+  const db = await createThrowawayDatabase('bench_gateway');
+  const servers: Running[] = [];
+  const figures: BenchFigure[] = [];
+  const lines: string[] = [];
+  try {
+    const a = await startGateway(db.url);
+    servers.push(a);
+    const b = await startGateway(db.url);
+    servers.push(b);
+    const bare = await startBare();
+    servers.push(bare);
+    if (!a.app) throw new Error('gateway A has no app');
+    const report = await ingestCorpus(a.app.eventStore, {
+      dir: defaultCorpusDir(),
+      checkSamples: false,
+      meta: { commandId: randomUUID(), actor: 'system:bench', at: new Date().toISOString() },
+    });
+    if (report.errors.length > 0)
+      throw new Error(`corpus refused: ${JSON.stringify(report.errors)}`);
+
+    const maxClients = Math.max(...CONCURRENCY);
+    const gatewayClients = await Promise.all(
+      Array.from({ length: maxClients }, () => connect(a.mcpUrl)),
+    );
+    const bareClients = await Promise.all(
+      Array.from({ length: maxClients }, () => connect(bare.mcpUrl)),
+    );
+    const seed = await gatewayClients[0]?.callTool({
+      name: 'request_intake',
+      arguments: intakeArgs(0, -2),
+    });
+    const requestId = (seed?.structuredContent as { request_id?: string } | undefined)?.request_id;
+    if (requestId === undefined) throw new Error(`request_intake failed: ${JSON.stringify(seed)}`);
+    // Measure on a quiet process: the read models have applied the corpus (their catch-up and
+    // the search index build would otherwise run during the first configurations).
+    await settle([a.app, b.app]);
+
+    lines.push(
+      `# bench:gateway`,
+      '',
+      `- cpus: ${String(os.cpus().length)} × ${os.cpus()[0]?.model ?? '?'}; load average ${os
+        .loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+      `- node ${process.version}; ${String(SECONDS)} s per configuration; clients and servers share this process`,
+      '',
+      '## Trivial tool: gateway vs bare v2 McpServer',
+      '',
+      `Alternating ${String(SLICES)} slices each. Overhead = bare calls/s ÷ gateway calls/s; CPU = process CPU ms per call (clients included), ratio gateway ÷ bare.`,
+      '',
+      '| clients | bare calls/s | bare p50 / p99 ms | bare CPU ms/call | gateway calls/s | gateway p50 / p99 ms | gateway CPU ms/call | overhead | CPU ratio |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    const echo = (client: number, call: number) => ({
+      text: `hello ${String(client)} ${String(call)}`,
+    });
+    for (const clients of PARTS.has('overhead') ? CONCURRENCY : []) {
+      const bareRaw = newRaw();
+      const oursRaw = newRaw();
+      for (let slice = 0; slice < SLICES; slice += 1) {
+        await runInto(bareRaw, bareClients.slice(0, clients), TRIVIAL, echo, SECONDS / SLICES);
+        await runInto(oursRaw, gatewayClients.slice(0, clients), TRIVIAL, echo, SECONDS / SLICES);
+      }
+      const bareRun = summarise(bareRaw);
+      const ours = summarise(oursRaw);
+      const overhead = bareRun.callsPerSec / ours.callsPerSec;
+      const cpuOverhead = ours.cpuMsPerCall / bareRun.cpuMsPerCall;
+      lines.push(
+        `| ${String(clients)} | ${fmt(bareRun.callsPerSec)} | ${fmt(bareRun.p50)} / ${fmt(bareRun.p99)} | ${fmt(bareRun.cpuMsPerCall)} | ${fmt(ours.callsPerSec)} | ${fmt(ours.p50)} / ${fmt(ours.p99)} | ${fmt(ours.cpuMsPerCall)} | ${overhead.toFixed(2)}× | ${cpuOverhead.toFixed(2)}× |`,
+      );
+      figures.push({
+        bench: BENCH,
+        figure: `trivial tool overhead, ${String(clients)} client(s) (bare calls/s ÷ gateway calls/s; CPU/call ratio ${cpuOverhead.toFixed(2)}×)`,
+        value: ours.callsPerSec,
+        unit: 'calls/s',
+        baseline: { name: 'bare v2 McpServer', value: bareRun.callsPerSec },
+        ratio: overhead,
+        target: `≤ ${String(OVERHEAD_TARGET)}×`,
+        met: overhead <= OVERHEAD_TARGET,
+      });
+    }
+
+    lines.push(
+      '',
+      '## tools/call through the gateway',
+      '',
+      '| tool | clients | calls/s | p50 ms | p99 ms | calls | isError |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
+    const workloads: [string, (client: number, call: number) => Record<string, unknown>][] = [
+      ['describe_schema', () => ({})],
+      ['get_request', () => ({ request_id: requestId })],
+      ['request_intake', intakeArgs],
+    ];
+    for (const [tool, args] of PARTS.has('tools') ? workloads : []) {
+      for (const clients of CONCURRENCY) {
+        const run = await measure(gatewayClients.slice(0, clients), tool, args, SECONDS);
+        lines.push(
+          `| ${tool} | ${String(clients)} | ${fmt(run.callsPerSec)} | ${fmt(run.p50)} | ${fmt(run.p99)} | ${String(run.calls)} | ${String(run.errors)} |`,
+        );
+        figures.push({
+          bench: BENCH,
+          figure: `${tool}, ${String(clients)} client(s), p50 ${fmt(run.p50)} ms, p99 ${fmt(run.p99)} ms`,
+          value: run.callsPerSec,
+          unit: 'calls/s',
+        });
+      }
+    }
+    await Promise.all([...gatewayClients, ...bareClients].map((client) => client.close()));
+
+    // Notification latency: propose on A, hear it on B.
+    if (!PARTS.has('notify')) {
+      process.stdout.write(`${lines.join('\n')}\n`);
+      recordFigures(figures);
+      return 0;
+    }
+    const proposer = await connect(a.mcpUrl);
+    const listener = await connect(b.mcpUrl);
+    // Wall-clock milliseconds, comparable with the database's clock on this host.
+    const wallNow = (): number => performance.timeOrigin + performance.now();
+    const heard = new Map<string, number>();
+    listener.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      heard.set(notification.params.uri, wallNow());
+    });
+    await listener.subscribeResource({ uri: 'cogitave://request/' });
+    // When B's change feed hears of each URI: splits the latency into the read model and
+    // Postgres (append → notice at B) and the gateway (notice → client).
+    const noticed = new Map<string, number>();
+    if (!b.app) throw new Error('gateway B has no app');
+    const stopNoticing = b.app.changes.onChange((signal) => {
+      if (signal.kind !== 'change') return;
+      for (const uri of signal.notice.uris) if (!noticed.has(uri)) noticed.set(uri, wallNow());
+    });
+    const toNotice: number[] = [];
+    const noticeToClient: number[] = [];
+    const pool = a.app.database.pool;
+    const fromSend: number[] = [];
+    const fromAppend: number[] = [];
+    let missed = 0;
+    for (let i = 0; i < NOTIFICATIONS; i += 1) {
+      const sent = wallNow();
+      const result = await proposer.callTool({
+        name: 'request_intake',
+        arguments: intakeArgs(999, i),
+      });
+      const id = (result.structuredContent as { request_id?: string } | undefined)?.request_id;
+      if (id === undefined) throw new Error(`request_intake failed: ${JSON.stringify(result)}`);
+      const uri = `cogitave://request/${id}`;
+      const deadline = wallNow() + 5000;
+      while (!heard.has(uri) && wallNow() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      const at = heard.get(uri);
+      if (at === undefined) {
+        missed += 1;
+        continue;
+      }
+      // The proposal's append, by the store's clock (statement start of the INSERT).
+      const { rows } = await pool.query<{ at: number }>(
+        `SELECT extract(epoch FROM recorded_at)::float8 * 1000 AS at FROM event_store.events
+          WHERE stream_id = $1 ORDER BY stream_revision LIMIT 1`,
+        [`request-${id}`],
+      );
+      const appended = rows[0]?.at;
+      if (appended === undefined) throw new Error(`no event on request-${id}`);
+      fromSend.push(at - sent);
+      fromAppend.push(at - appended);
+      const notice = noticed.get(uri);
+      if (notice !== undefined) {
+        toNotice.push(notice - appended);
+        noticeToClient.push(at - notice);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    stopNoticing();
+    await proposer.close();
+    await listener.close();
+    for (const series of [fromSend, fromAppend, toNotice, noticeToClient])
+      series.sort((x, y) => x - y);
+    const p99 = quantile(fromAppend, 0.99);
+    lines.push(
+      '',
+      '## Notification latency: request_intake on gateway A → resources/updated on gateway B',
+      '',
+      'A v1 (2025-11-25) session on B subscribed to `cogitave://request/`; one proposal at a time on A.',
+      '',
+      '| measured from | p50 ms | p99 ms | samples | missed (5 s) |',
+      '| --- | --- | --- | --- | --- |',
+      `| the proposal's append on A (store clock) | ${fmt(quantile(fromAppend, 0.5))} | ${fmt(p99)} | ${String(fromAppend.length)} | ${String(missed)} |`,
+      `| the call sent to A | ${fmt(quantile(fromSend, 0.5))} | ${fmt(quantile(fromSend, 0.99))} | ${String(fromSend.length)} | ${String(missed)} |`,
+      '',
+      '| part | p50 ms | p99 ms |',
+      '| --- | --- | --- |',
+      `| append → change notice at B (read model, Postgres NOTIFY) | ${fmt(quantile(toNotice, 0.5))} | ${fmt(quantile(toNotice, 0.99))} |`,
+      `| change notice at B → client (gateway, SSE) | ${fmt(quantile(noticeToClient, 0.5))} | ${fmt(quantile(noticeToClient, 0.99))} |`,
+    );
+    figures.push({
+      bench: BENCH,
+      figure: `notification latency p99, proposal appended on A → resources/updated on B (p50 ${fmt(quantile(fromAppend, 0.5))} ms)`,
+      value: p99,
+      unit: 'ms',
+      target: `p99 ≤ ${String(NOTIFY_P99_TARGET_MS)} ms`,
+      met: missed === 0 && p99 <= NOTIFY_P99_TARGET_MS,
+    });
+  } finally {
+    for (const server of servers.reverse()) await server.close().catch(() => undefined);
+    await db.drop();
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  recordFigures(figures);
+  return 0;
+};
+
+process.exitCode = await main();
