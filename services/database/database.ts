@@ -35,6 +35,15 @@ const openServer = (url: string, options: DatabaseOptions): Database => {
   pool.on('error', (error) => {
     options.logger.warn({ err: error }, 'idle database connection failed');
   });
+  // pg-pool listens for errors only on idle clients. A checked-out client whose session the
+  // server ends between two queries (restart, pg_terminate_backend) emits 'error' with no
+  // listener, which crashes the process; its next query fails instead, and the holder releases
+  // it as broken.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      options.logger.debug({ err: error }, 'database connection failed while checked out');
+    });
+  });
   return {
     kind: 'postgres',
     pool,

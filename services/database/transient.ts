@@ -12,7 +12,7 @@ const TRANSIENT_NODE_CODES = new Set([
   'EAI_AGAIN',
 ]);
 const TRANSIENT_MESSAGES =
-  /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
+  /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|Client was closed and is not queryable/i;
 
 export const isTransientDatabaseError = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
@@ -26,7 +26,7 @@ export const isTransientDatabaseError = (error: unknown): boolean => {
 export const mapDatabaseError = (error: unknown): unknown =>
   isTransientDatabaseError(error)
     ? new Unavailable(
-        `The event store database is unavailable (${(error as Error).message}); retry shortly.`,
+        `The database is unavailable (${(error as Error).message}); retry shortly.`,
         {},
         { cause: error },
       )
