@@ -4,7 +4,6 @@ import { defineTool } from '../registry.js';
 import {
   argText,
   commandMetaOf,
-  LAG_NOTE,
   NETWORK_TOOL_ICON,
   networkNameField,
   requireNetworkWrite,
@@ -59,14 +58,13 @@ export const networkAddNodeTool = defineTool({
       },
       commandMetaOf(context),
     );
-    const note = result.visible ? '' : LAG_NOTE;
     return {
       status: result.status,
       node_id: result.nodeId,
       message:
         result.status === 'success'
-          ? `Node '${result.nodeId}' added${note}`
-          : `Node '${result.nodeId}' already exists in '${result.networkName}'; nothing changed${note}`,
+          ? `Node '${result.nodeId}' added`
+          : `Node '${result.nodeId}' already exists in '${result.networkName}'; nothing changed`,
     };
   },
   errorResult: (error, args) => ({

@@ -56,8 +56,6 @@ export const argText = (args: unknown, key: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-export const LAG_NOTE = ' (the read model is still catching up; reads may miss it for a moment)';
-
 const input = z.strictObject({
   network_name: networkNameField,
   description: descriptionSchema.optional().describe('What the network models (optional).'),
@@ -94,14 +92,13 @@ export const networkCreateTool = defineTool({
       },
       commandMetaOf(context),
     );
-    const note = result.visible ? '' : LAG_NOTE;
     return {
       status: result.status,
       network_name: result.networkName,
       message:
         result.status === 'success'
-          ? `Network '${result.networkName}' created${note}`
-          : `Network '${result.networkName}' already exists; nothing changed${note}`,
+          ? `Network '${result.networkName}' created`
+          : `Network '${result.networkName}' already exists; nothing changed`,
     };
   },
   errorResult: (error, args) => ({

@@ -1,3 +1,4 @@
+import { networkStreamId } from './events.js';
 import { z } from 'zod';
 import type { ChangeFeed } from '../../projections/change-feed.js';
 import { NETWORKS_PROJECTION } from '../../projections/networks/projection.js';
@@ -35,14 +36,11 @@ import {
 
 /**
  * Networks as the gateway uses them: commands on the write side (event streams), queries on
- * the read model, and read-your-writes between them: a write returns once the networks
- * projection has applied it (or the wait timed out), so the caller's next read sees it.
+ * the read model, and read-your-writes between them. A write returns as soon as it is
+ * appended; a read first waits (bounded) until the networks projection has applied the
+ * network's latest event, so whoever wrote, the next read sees it. Building a graph is then
+ * as fast as appending, and only a read right after a write pays for the projection.
  */
-
-export interface Visibility {
-  /** False when the read model had not caught up within the wait (it will shortly). */
-  readonly visible: boolean;
-}
 
 export interface NetworkPage {
   readonly networks: readonly NetworkSummary[];
@@ -52,12 +50,9 @@ export interface NetworkPage {
 
 export interface NetworksService {
   readonly commands: NetworkCommandHandlers;
-  createNetwork(
-    input: CreateNetworkInput,
-    meta: CommandMetadata,
-  ): Promise<NetworkWriteResult & Visibility>;
-  addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult & Visibility>;
-  addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult & Visibility>;
+  createNetwork(input: CreateNetworkInput, meta: CommandMetadata): Promise<NetworkWriteResult>;
+  addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult>;
+  addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult>;
   /** Throws NetworkNotFound or NodeNotFound. */
   getNeighbors(
     networkName: string,
@@ -78,7 +73,7 @@ export interface NetworksServiceDeps {
   /** The read model's database (`database.pool`). */
   readonly db: Queryable;
   readonly changes: Pick<ChangeFeed, 'waitForPosition'>;
-  /** How long a write waits for the read model (default 5000 ms). */
+  /** How long a read waits for the read model to apply a network's latest event (default 5000 ms). */
   readonly readYourWritesTimeoutMs?: number;
   readonly limits?: NetworkLimits;
   readonly maxAttempts?: number;
@@ -113,23 +108,36 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
     ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }),
   });
 
-  // Duplicates wait too: the node may be someone else's write the read model has not shown yet.
-  const visible = async <R extends NetworkWriteResult>(result: R): Promise<R & Visibility> => ({
-    ...result,
-    visible: await changes.waitForPosition(NETWORKS_PROJECTION, result.position, { timeoutMs }),
-  });
+  // Past the wait the read answers from the read model as it is (it catches up shortly).
+  const caughtUp = async (networkName: string): Promise<void> => {
+    const [last] = await deps.eventStore.readStream(networkStreamId(networkName), {
+      direction: 'backwards',
+      maxCount: 1,
+    });
+    if (last) await changes.waitForPosition(NETWORKS_PROJECTION, last.position, { timeoutMs });
+  };
+  /** The same for reads across networks: the newest event of any network stream. */
+  const allCaughtUp = async (): Promise<void> => {
+    const [last] = await deps.eventStore.readAll({
+      direction: 'backwards',
+      maxCount: 1,
+      filter: { streamPrefixes: [networkStreamId('')] },
+    });
+    if (last) await changes.waitForPosition(NETWORKS_PROJECTION, last.position, { timeoutMs });
+  };
 
   const nodeRef = (networkName: string, nodeId: string) =>
     parseNetworkInput(nodeRefInputSchema, { networkName, nodeId }, 'node');
 
   return {
     commands,
-    createNetwork: async (input, meta) => visible(await commands.createNetwork(input, meta)),
-    addNode: async (input, meta) => visible(await commands.addNode(input, meta)),
-    addEdge: async (input, meta) => visible(await commands.addEdge(input, meta)),
+    createNetwork: (input, meta) => commands.createNetwork(input, meta),
+    addNode: (input, meta) => commands.addNode(input, meta),
+    addEdge: (input, meta) => commands.addEdge(input, meta),
 
     getNeighbors: async (networkName, nodeId) => {
       const ref = nodeRef(networkName, nodeId);
+      await caughtUp(ref.networkName);
       const lookup = await getNeighbors(db, ref.networkName, ref.nodeId);
       if (lookup.found === 'network_missing') throw new NetworkNotFound(ref.networkName);
       if (lookup.found === 'node_missing') throw new NodeNotFound(ref.networkName, [ref.nodeId]);
@@ -138,6 +146,7 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
 
     getNode: async (networkName, nodeId) => {
       const ref = nodeRef(networkName, nodeId);
+      await caughtUp(ref.networkName);
       const node = await getNode(db, ref.networkName, ref.nodeId);
       if (node) return node;
       if (!(await getNetwork(db, ref.networkName))) throw new NetworkNotFound(ref.networkName);
@@ -146,6 +155,7 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
 
     getNetwork: async (networkName) => {
       const name = parseNetworkInput(networkNameSchema, networkName, 'network_name');
+      await caughtUp(name);
       const summary = await getNetwork(db, name);
       if (!summary) throw new NetworkNotFound(name);
       return summary;
@@ -159,6 +169,7 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
         });
       }
       const afterName = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+      await allCaughtUp();
       // One extra row tells whether another page follows.
       const rows = await listNetworks(db, { afterName, limit: limit + 1 });
       const networks = rows.slice(0, limit);
@@ -171,7 +182,9 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
 
     readResource: async (networkName) => {
       const parsed = networkNameSchema.safeParse(networkName);
-      return parsed.success ? readNetworkResource(db, parsed.data) : undefined;
+      if (!parsed.success) return undefined;
+      await caughtUp(parsed.data);
+      return readNetworkResource(db, parsed.data);
     },
   };
 };

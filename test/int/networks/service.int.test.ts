@@ -16,7 +16,7 @@ import { metaFor, openNetworksBed, type NetworksBed } from './support.js';
 
 /**
  * The Networks capability against real Postgres: commands append to `network-<name>`, the
- * projection builds the read model, and a write is visible to the writer's next read.
+ * projection builds the read model, and a read waits for the network's latest write.
  */
 let nb: NetworksBed;
 
@@ -45,7 +45,6 @@ describe('creating networks', () => {
       status: 'success',
       networkName: 'module_deps',
       revision: 0n,
-      visible: true,
     });
     const events = await nb.bed.store.readStream(networkStreamId('module_deps'));
     expect(events.map((event) => event.type)).toEqual(['NetworkCreated']);
@@ -74,7 +73,7 @@ describe('nodes', () => {
   it('given a network, when a node is added, then the same agent reads it at once (read-your-writes)', async () => {
     await create('ryw');
     const added = await addNode('ryw', 'agents', { data: 'Core', attributes: { layer: 2 } });
-    expect(added).toMatchObject({ status: 'success', nodeId: 'agents', visible: true });
+    expect(added).toMatchObject({ status: 'success', nodeId: 'agents' });
     // No waiting here: the write returned only once the read model showed it.
     expect(await nb.service.getNeighbors('ryw', 'agents')).toEqual({
       nodeId: 'agents',

@@ -194,7 +194,7 @@ describe('network tools', () => {
         })
       ).result.weight,
     ).toBe(1);
-    // Read right after the writes, by another caller: the writes returned once visible.
+    // Read right after the writes, by another caller: the read waits for the latest write.
     const neighbours = await call(
       networkGetNeighborsTool,
       { network_name: 'module_deps', node_id: 'agents' },
