@@ -30,13 +30,18 @@ export interface Bm25Index {
   remove(id: string): void;
   /**
    * Scores every document matching at least one query term. `query` maps each term to its
-   * weight (repeated terms, feedback weights). Returns id → score.
+   * weight (repeated terms, feedback weights). `scoreOnly` terms add to the documents the query
+   * terms found but select none (very common terms). Returns id → score.
    */
-  search(query: ReadonlyMap<string, number>, filter?: (id: string) => boolean): Map<string, number>;
+  search(
+    query: ReadonlyMap<string, number>,
+    filter?: (id: string) => boolean,
+    scoreOnly?: ReadonlyMap<string, number>,
+  ): Map<string, number>;
 }
 
-/** A posting: the term's weighted frequency in the document and the document's length. */
-type Posting = readonly [frequency: number, length: number];
+/** A posting: the document's number, the term's weighted frequency in it, its length. */
+type Posting = readonly [document: number, frequency: number, length: number];
 
 export const createBm25Index = (options: Bm25Options): Bm25Index => {
   const fields = Object.entries(options.fields);
@@ -48,19 +53,26 @@ export const createBm25Index = (options: Bm25Options): Bm25Index => {
     }
   }
   const { k1, b } = options.params;
-  // term → document → posting; document → its terms (for removal).
-  const postings = new Map<string, Map<string, Posting>>();
-  const documents = new Map<string, readonly string[]>();
+  // Documents get small numbers (freed ones reused) so a search accumulates into a typed
+  // array; term → document number → posting; document → its number and terms (for removal).
+  const postings = new Map<string, Map<number, Posting>>();
+  const documents = new Map<string, { readonly number: number; readonly terms: string[] }>();
+  const names: (string | undefined)[] = [];
+  const free: number[] = [];
   let totalLength = 0;
+  let accumulator = new Float64Array(0);
+  let touched = new Int32Array(0);
 
   const remove = (id: string): void => {
-    const terms = documents.get(id);
-    if (!terms) return;
+    const entry = documents.get(id);
+    if (!entry) return;
     documents.delete(id);
-    totalLength -= terms.length;
-    for (const term of terms) {
+    names[entry.number] = undefined;
+    free.push(entry.number);
+    totalLength -= entry.terms.length;
+    for (const term of entry.terms) {
       const list = postings.get(term);
-      list?.delete(id);
+      list?.delete(entry.number);
       if (list?.size === 0) postings.delete(term);
     }
   };
@@ -79,35 +91,70 @@ export const createBm25Index = (options: Bm25Options): Bm25Index => {
           if (term.length > 0) counts.set(term, (counts.get(term) ?? 0) + weight);
         }
       }
+      const number = free.pop() ?? names.length;
+      names[number] = id;
       const length = counts.size;
       for (const [term, frequency] of counts) {
         let list = postings.get(term);
-        if (!list) postings.set(term, (list = new Map()));
-        list.set(id, [frequency, length]);
+        if (!list) postings.set(term, (list = new Map<number, Posting>()));
+        list.set(number, [number, frequency, length]);
       }
-      documents.set(id, [...counts.keys()]);
+      documents.set(id, { number, terms: [...counts.keys()] });
       totalLength += length;
     },
     remove,
-    search: (query, filter) => {
+    search: (query, filter, scoreOnly) => {
       const scores = new Map<string, number>();
       const n = documents.size;
       if (query.size === 0 || n === 0) return scores;
+      if (accumulator.length < names.length) {
+        accumulator = new Float64Array(names.length * 2);
+        touched = new Int32Array(names.length * 2);
+      }
       const average = totalLength / n;
       const lengthFactor = average > 0 ? (k1 * b) / average : 0;
       const base = k1 * (1 - b);
+      const factorOf = (list: ReadonlyMap<number, Posting>, weight: number): number => {
+        const df = list.size;
+        return weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
+      };
+      let count = 0;
       for (const [term, weight] of query) {
         const list = postings.get(term);
-        if (!list) continue;
-        const df = list.size;
-        const factor = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
-        for (const [id, [frequency, length]] of list) {
-          const part = (factor * frequency) / (frequency + base + lengthFactor * length);
-          scores.set(id, (scores.get(id) ?? 0) + part);
+        // A positive weight keeps every contribution positive: 0 means "not touched yet".
+        if (!list || !(weight > 0)) continue;
+        const factor = factorOf(list, weight);
+        for (const [number, frequency, length] of list.values()) {
+          const previous = accumulator[number] as number;
+          if (previous === 0) touched[count++] = number;
+          accumulator[number] =
+            previous + (factor * frequency) / (frequency + base + lengthFactor * length);
         }
       }
-      // The filter runs once per scored document, after scoring.
-      if (filter) for (const id of scores.keys()) if (!filter(id)) scores.delete(id);
+      for (const [term, weight] of scoreOnly ?? []) {
+        const list = postings.get(term);
+        if (!list || !(weight > 0) || count === 0) continue;
+        const factor = factorOf(list, weight);
+        const add = (posting: Posting | undefined): void => {
+          if (posting === undefined) return;
+          const [number, frequency, length] = posting;
+          const previous = accumulator[number] as number;
+          if (previous === 0) return;
+          accumulator[number] =
+            previous + (factor * frequency) / (frequency + base + lengthFactor * length);
+        };
+        // Whichever is shorter: the candidates looked up in the postings, or the postings.
+        if (count < list.size) for (let i = 0; i < count; i += 1) add(list.get(touched[i] ?? -1));
+        else for (const posting of list.values()) add(posting);
+      }
+      for (let i = 0; i < count; i += 1) {
+        const number = touched[i] as number;
+        const score = accumulator[number] as number;
+        accumulator[number] = 0;
+        const id = names[number] as string;
+        // The filter runs once per scored document, after scoring.
+        if (filter === undefined || filter(id)) scores.set(id, score);
+      }
       return scores;
     },
   };

@@ -65,7 +65,8 @@ export const createLsaEmbedder = (options: LsaOptions = {}): LsaEmbedder => {
       const value = termBasis[base + c] ?? 0;
       if (value === 0) continue;
       const rb = c * rank;
-      for (let r = 0; r < rank; r += 1) vector[r] = (vector[r] ?? 0) + value * (rotation[rb + r] ?? 0);
+      for (let r = 0; r < rank; r += 1)
+        vector[r] = (vector[r] ?? 0) + value * (rotation[rb + r] ?? 0);
     }
     if (termVectors.size >= TERM_CACHE) termVectors = new Map();
     termVectors.set(term, vector);

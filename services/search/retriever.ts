@@ -1,13 +1,7 @@
 import { createAnalyzer, type Analyzer } from './analyzer.js';
 import { createBm25Index, type Bm25Params } from './bm25.js';
 import { normalize, type Embedder } from './embedder.js';
-import {
-  convexCombination,
-  kthLargest,
-  normalizeScores,
-  topK,
-  type Normalization,
-} from './fusion.js';
+import { convexCombination, normalizeScores, topK, type Normalization } from './fusion.js';
 import { createDocumentGraph, type DocumentGraph, type GraphEdge } from './graph.js';
 import { createVectorStore } from './vector-store.js';
 
@@ -82,6 +76,9 @@ export interface RetrievalSettings {
  * - No RM3: pseudo-relevance feedback lost 0.06 nDCG@10 on scifact and 0.02 on cisi.
  * - 0.7 BM25 + 0.3 vector: the corpus-derived embedding is a weaker ranker than BM25 on its
  *   own and helps as a complement; equal-weight RRF lost to BM25 alone on scifact.
+ * - Both lists z-score normalised (+0.006 on scifact over max / min–max at the same weights).
+ * - Vector-side feedback from the top 3 BM25 hits, weight 1: gained on all three collections
+ *   (+0.001 scifact, +0.010 cranfield, +0.012 cisi, graph off).
  * - Graph rerank: smoothing 0.3 among the top 20, edge proximity weight 0.1.
  */
 export const DEFAULT_RETRIEVAL_SETTINGS: RetrievalSettings = {
@@ -195,12 +192,9 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
 
   // Documents per term, for pruning very common query terms.
   const documentFrequency = new Map<string, number>();
-  // Σ distinct terms over documents: MiniSearch's length measure, for scoring pruned terms.
-  let distinctTotal = 0;
   const forget = (id: string): void => {
     const entry = entries.get(id);
     if (!entry) return;
-    distinctTotal -= entry.counts.size;
     for (const term of entry.counts.keys()) {
       const count = (documentFrequency.get(term) ?? 1) - 1;
       if (count > 0) documentFrequency.set(term, count);
@@ -213,14 +207,12 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
    * `commonTermCutoff` of the documents do not select candidates (when all are common, the
    * rarest one does); they are scored (same formula as the index) only on the documents the
    * selecting terms found. Documents matching common terms alone are dropped (they would rank
-   * low anyway), and so are candidates that cannot reach the top `depth` whatever the common
-   * terms add; every score that remains is exact, and a term in most of the corpus no longer
+   * low anyway); every score that remains is exact, and a term in most of the corpus no longer
    * costs a result per document.
    */
   const lexicalScores = (
     terms: ReadonlyMap<string, number>,
     filter: ((id: string) => boolean) | undefined,
-    depth: number,
   ): Map<string, number> => {
     const n = entries.size;
     // A small corpus is cheap to score in full.
@@ -241,34 +233,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       const [rarest] = common.splice(0, 1);
       if (rarest) rare.set(rarest[0], rarest[1]);
     }
-    const scores = bm25.search(rare, filter);
-    const { k1, b } = settings.bm25;
-    const average = distinctTotal / n;
-    const idfs = common.map(([term]) => {
-      const df = documentFrequency.get(term) ?? 0;
-      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    });
-    if (scores.size > depth) {
-      // Common terms add at most Σ weight × idf × (k1 + 1); a candidate below the depth-th
-      // best rare-term score by more than that cannot reach the list, so it is not scored.
-      const bound = common.reduce(
-        (sum, [, weight], i) => sum + weight * (idfs[i] ?? 0) * (k1 + 1),
-        0,
-      );
-      const floor = kthLargest(Float64Array.from(scores.values()), depth) - bound;
-      for (const [id, score] of scores) if (score < floor) scores.delete(id);
-    }
-    for (const [i, [term, weight]] of common.entries()) {
-      const idf = idfs[i] ?? 0;
-      for (const [id, score] of scores) {
-        const entry = entries.get(id);
-        const tf = entry?.counts.get(term) ?? 0;
-        if (!entry || tf === 0) continue;
-        const norm = k1 * (1 - b + (b * entry.counts.size) / average);
-        scores.set(id, score + (weight * idf * tf * (k1 + 1)) / (tf + norm));
-      }
-    }
-    return scores;
+    return bm25.search(rare, filter, new Map(common));
   };
 
   const index = (document: RetrievalDocument): void => {
@@ -287,7 +252,6 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     forget(document.id);
     for (const term of counts.keys())
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    distinctTotal += counts.size;
     entries.set(document.id, { counts, length });
   };
 
@@ -372,7 +336,6 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       for (const id of [...entries.keys()]) bm25.remove(id);
       entries.clear();
       documentFrequency.clear();
-      distinctTotal = 0;
       vectors.clear();
       graph = createDocumentGraph({ edgeWeights: options.edgeWeights ?? {} });
       for (const document of documents) index(document);
@@ -417,13 +380,9 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
 
       let lexical = new Map<string, number>();
       if (use.bm25 && terms.size > 0) {
-        lexical = lexicalScores(terms, query.filter ? accept : undefined, depth);
+        lexical = lexicalScores(terms, query.filter ? accept : undefined);
         if (use.feedback) {
-          lexical = lexicalScores(
-            expand(terms, lexical),
-            query.filter ? accept : undefined,
-            depth,
-          );
+          lexical = lexicalScores(expand(terms, lexical), query.filter ? accept : undefined);
         }
       }
       const lexicalTop = topK(lexical, depth);

@@ -96,7 +96,12 @@ export const createVectorStore = (): VectorStore => {
 
   const rowBytes = (): number => stride * 4;
   const outOffset = (): number => rowBytes() * (capacity + 1);
-  const floats = (): Float32Array => new Float32Array(backing.buffer());
+  // A view of the whole buffer, renewed when the buffer grows (growing detaches the old one).
+  let view = new Float32Array(backing.buffer());
+  const floats = (): Float32Array => {
+    if (view.buffer !== backing.buffer()) view = new Float32Array(backing.buffer());
+    return view;
+  };
   const reserve = (slotCount: number): void => {
     if (slotCount <= capacity) return;
     capacity = Math.max(64, capacity * 2, slotCount);

@@ -2,7 +2,9 @@
  * docs_search benchmark: latency of the `docs_search` tool handler over a synthetic catalog of
  * 10,000 nodes (topic-clustered text with a Zipf vocabulary, eight labels, three products, typed
  * edges), indexed from the read model on server Postgres with the built-in embedder. Prints the
- * index build time and p50/p99 per query shape; the target is p99 ≤ 15 ms.
+ * index build time and p50/p99 per query shape, wall clock and process CPU time (on a shared
+ * machine the two part ways); the target is wall-clock p99 ≤ 15 ms. Records the headline
+ * figures with `recordFigures` when BENCH_FIGURES_FILE is set.
  *
  *   npx tsx test/bench/search.bench.ts        (npm run bench:search)
  *
@@ -245,32 +247,45 @@ const main = async (): Promise<void> => {
       newId: () => 'id',
     } as const;
     const all: number[] = [];
-    console.log('| query shape | p50 ms | p99 ms | mean results |\n|---|---|---|---|');
+    const allCpu: number[] = [];
+    // Wall time is the figure; process CPU time beside it tells a loaded machine (wall ≫ CPU)
+    // from a slow search (wall ≈ CPU).
+    console.log(
+      '| query shape | p50 ms | p99 ms | CPU p50 ms | CPU p99 ms | mean results |\n|---|---|---|---|---|---|',
+    );
     for (const shape of SHAPES) {
       const samples: number[] = [];
+      const cpu: number[] = [];
       let results = 0;
       for (let i = 0; i < WARMUP + ITERATIONS; i += 1) {
         const args = docsSearchTool.input.parse(shape.make());
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const result = await docsSearchTool.handler(args, context);
         const elapsed = performance.now() - t0;
+        const used = process.cpuUsage(c0);
         if (i >= WARMUP) {
           samples.push(elapsed);
+          cpu.push((used.user + used.system) / 1000);
           results += (result as { results: unknown[] }).results.length;
         }
       }
       all.push(...samples);
+      allCpu.push(...cpu);
       samples.sort((a, b) => a - b);
+      cpu.sort((a, b) => a - b);
       console.log(
-        `| ${shape.name} | ${percentile(samples, 0.5).toFixed(2)} | ${percentile(samples, 0.99).toFixed(2)} | ${(results / ITERATIONS).toFixed(1)} |`,
+        `| ${shape.name} | ${percentile(samples, 0.5).toFixed(2)} | ${percentile(samples, 0.99).toFixed(2)} | ${percentile(cpu, 0.5).toFixed(2)} | ${percentile(cpu, 0.99).toFixed(2)} | ${(results / ITERATIONS).toFixed(1)} |`,
       );
     }
     all.sort((a, b) => a - b);
+    allCpu.sort((a, b) => a - b);
     const p50 = percentile(all, 0.5);
     const p99 = percentile(all, 0.99);
+    const cpuP99 = percentile(allCpu, 0.99);
     const met = p99 <= TARGET_P99_MS;
     console.log(
-      `\nall shapes: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target p99 ≤ ${TARGET_P99_MS} ms: ${met ? 'met' : 'MISSED'}); build ${(buildMs / 1000).toFixed(2)} s`,
+      `\nall shapes: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target p99 ≤ ${TARGET_P99_MS} ms: ${met ? 'met' : 'MISSED'}); CPU p50 ${percentile(allCpu, 0.5).toFixed(2)} ms, p99 ${cpuP99.toFixed(2)} ms; build ${(buildMs / 1000).toFixed(2)} s`,
     );
     recordFigures([
       { bench: 'bench:search', figure: `docs_search p50, ${NODES} nodes`, value: p50, unit: 'ms' },
@@ -281,6 +296,12 @@ const main = async (): Promise<void> => {
         unit: 'ms',
         target: `p99 ≤ ${TARGET_P99_MS} ms`,
         met,
+      },
+      {
+        bench: 'bench:search',
+        figure: `docs_search CPU time p99, ${NODES} nodes`,
+        value: cpuP99,
+        unit: 'ms',
       },
       {
         bench: 'bench:search',

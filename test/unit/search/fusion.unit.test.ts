@@ -33,6 +33,31 @@ describe('fusion', () => {
     expect(scores.get('c')).toBeCloseTo(0.5, 10);
   });
 
+  it('given scores, when z-score normalised, then they are standard deviations above the list floor', () => {
+    // Mean 2, population standard deviation √(2/3): the lowest score maps to 0.
+    const scores = normalizeScores(
+      new Map([
+        ['a', 3],
+        ['b', 2],
+        ['c', 1],
+      ]),
+      'z-score',
+    );
+    const deviation = Math.sqrt(2 / 3);
+    expect(scores.get('c')).toBe(0);
+    expect(scores.get('b')).toBeCloseTo(1 / deviation, 10);
+    expect(scores.get('a')).toBeCloseTo(2 / deviation, 10);
+    // A flat list carries no preference: every score is the same.
+    const flat = normalizeScores(
+      new Map([
+        ['x', 5],
+        ['y', 5],
+      ]),
+      'z-score',
+    );
+    expect([...flat.values()]).toEqual([1, 1]);
+  });
+
   it('given two lists, when combined, then each id gets Σ weight × score and absence counts 0', () => {
     const fused = convexCombination([
       {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import type { Embedder } from '../../../services/search/embedder.js';
+import { describe, expect, it, vi } from 'vitest';
+import { normalize, type Embedder } from '../../../services/search/embedder.js';
 import { topK } from '../../../services/search/fusion.js';
 import {
   createHybridRetriever,
@@ -118,7 +118,112 @@ describe('common query terms', () => {
   });
 });
 
+describe('vector-side feedback', () => {
+  it('given a query with no topical word, when vector feedback is on, then the vector list leans toward the BM25 top hits', async () => {
+    const retriever = createHybridRetriever({ embedder: topicEmbedder });
+    await retriever.rebuild(documents, []);
+    // "event" carries no topic of its own: its vector is the neutral [0, 0, 0.01].
+    const plain = await retriever.search({
+      text: 'event',
+      limit: 3,
+      components: { vectorFeedback: false, graph: false },
+    });
+    const fed = await retriever.search({ text: 'event', limit: 3, components: { graph: false } });
+    const cosine = (hits: typeof plain, id: string): number =>
+      hits.find((hit) => hit.id === id)?.scores.vector ?? 0;
+    // Without feedback both topics are about orthogonal to the query; with it, BM25's top hit
+    // (the event store) pulls the query toward storage.
+    expect(cosine(plain, 'persist')).toBeLessThan(0.01);
+    expect(cosine(plain, 'rank')).toBeLessThan(0.01);
+    expect(cosine(fed, 'persist')).toBeGreaterThan(cosine(fed, 'rank') + 0.5);
+    expect(fed[0]?.id).toBe('store');
+  });
+});
+
+describe('common-term split on many candidates', () => {
+  it.each([
+    // Fewer candidates than postings of the common term: candidates are looked up.
+    ['mid common', (i: number) => i % 6 === 0, () => true],
+    // More candidates (two selecting terms) than postings of the common term: postings walked.
+    ['mid wide common', (i: number) => i % 6 === 0 || i % 5 === 1, (i: number) => i % 4 === 0],
+  ] as const)(
+    'given hundreds of candidates and a common term (%s), when searched, then the results equal exact full scoring',
+    async (text, selects, common) => {
+      const corpus = Array.from({ length: 1200 }, (_, i) => ({
+        id: `d${i}`,
+        fields: {
+          body: [
+            selects(i) ? (i % 6 === 0 ? 'mid '.repeat(1 + (i % 4)) : 'wide') : '',
+            common(i) ? 'common '.repeat(1 + (i % 5)) : '',
+            `filler${i % 37} other${i % 11}`,
+          ].join(' '),
+        },
+      }));
+      const pruned = createHybridRetriever({ embedder: topicEmbedder });
+      const full = createHybridRetriever({
+        embedder: topicEmbedder,
+        settings: { ...DEFAULT_RETRIEVAL_SETTINGS, commonTermCutoff: 1 },
+      });
+      await pruned.rebuild(corpus, []);
+      await full.rebuild(corpus, []);
+      const query = { text, limit: 50, components: { vector: false, graph: false } } as const;
+      const a = await pruned.search(query);
+      const b = await full.search(query);
+      expect(a).toHaveLength(50);
+      expect(a.map((hit) => hit.id)).toEqual(b.map((hit) => hit.id));
+      a.forEach((hit, i) => {
+        expect(hit.scores.bm25).toBeCloseTo(b[i]!.scores.bm25, 9);
+      });
+    },
+  );
+});
+
 describe('vector store and top-k selection', () => {
+  it('given WebAssembly is unavailable, when scanned, then the JavaScript loop gives the same cosines', () => {
+    const fill = (store: ReturnType<typeof createVectorStore>): void => {
+      for (let i = 0; i < 40; i += 1) {
+        store.set(
+          `d${i}`,
+          normalize(Float32Array.from({ length: 21 }, (_, j) => Math.sin(i * 7 + j * 3))),
+        );
+      }
+    };
+    const query = normalize(Float32Array.from({ length: 21 }, (_, j) => Math.cos(j)));
+    const simd = createVectorStore();
+    fill(simd);
+    vi.stubGlobal('WebAssembly', undefined);
+    let plain: ReturnType<typeof createVectorStore>;
+    try {
+      plain = createVectorStore();
+      fill(plain);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    const a = simd.scan(query, undefined, 10);
+    const b = plain.scan(query, undefined, 10);
+    expect(a.size).toBeGreaterThan(0);
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    for (const [id, score] of a) expect(score).toBeCloseTo(b.get(id) ?? 0, 5);
+  });
+
+  it('given a selective filter, when scanned, then the closest accepted documents return in order', () => {
+    const store = createVectorStore();
+    // 300 documents of 13 dimensions (not a multiple of the SIMD step); cosine falls with i.
+    for (let i = 0; i < 300; i += 1) {
+      const vector = new Float32Array(13);
+      vector[0] = 1;
+      vector[1 + (i % 12)] = i / 100;
+      store.set(`d${i}`, normalize(vector));
+    }
+    const query = new Float32Array(13);
+    query[0] = 1;
+    // Only every 50th passes: the candidate pool must widen beyond limit × 4 to find them.
+    const top = store.scan(query, (id) => Number(id.slice(1)) % 50 === 0, 3);
+    expect([...top.keys()]).toEqual(['d0', 'd50', 'd100']);
+    expect(top.get('d0')).toBeCloseTo(1, 6);
+    expect(top.get('d50')).toBeCloseTo(1 / Math.sqrt(1 + 0.25), 6);
+  });
+
   it('given vectors set, replaced and removed, when scanned, then cosines follow the current content', () => {
     const store = createVectorStore();
     store.set('a', Float32Array.from([1, 0]));
