@@ -46,6 +46,7 @@ import type { EventMetadata, Position } from '../../services/event-store/types.j
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
 import { PROJECTIONS } from '../../services/runtime/app.js';
 import { createLogger } from '../../services/runtime/logger.js';
+import { recordFigures } from './figures.js';
 
 const DEFAULT_EVENTS = 1_000_000;
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -859,6 +860,18 @@ const main = async (): Promise<number> => {
     return 1;
   }
   process.stdout.write(`${markdown(result)}\n`);
+  recordFigures([
+    {
+      bench: 'bench:replay',
+      figure: `rebuild all projections from ${int(result.ours.events)} events`,
+      value: result.ours.eventsPerSec,
+      unit: 'events/s',
+      baseline: { name: 'raw COPY', value: result.raw.eventsPerSec },
+      ratio: result.ratio,
+      target: `≥ ${TARGET_RATIO}×`,
+      met: result.ratio >= TARGET_RATIO,
+    },
+  ]);
   if (settings.jsonFile !== undefined) {
     writeFileSync(settings.jsonFile, `${JSON.stringify(result, null, 2)}\n`);
   }
