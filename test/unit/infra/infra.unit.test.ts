@@ -124,6 +124,13 @@ describe('infra/k8s', () => {
       expect(container.livenessProbe.httpGet.path).toBe('/healthz');
       expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     }
+    // Gateways bind 0.0.0.0: without tokens they refuse to start.
+    const gatewayEnv = (
+      byName('Deployment', 'gateway')!.spec.template.spec.containers[0] as {
+        env: { name: string }[];
+      }
+    ).env.map((entry) => entry.name);
+    expect(gatewayEnv).toContain('MCP_TOKENS');
     const ingress = objects.find((o) => o.kind === 'Ingress') as unknown as {
       metadata: { annotations: Record<string, string> };
     };
