@@ -233,8 +233,9 @@ describe('query_graph answers every input with a result or a coded refusal', () 
       }),
       { numRuns: 300 },
     );
-    // The generator reaches the database, not only the parser.
-    expect(seen.filter((answer) => answer === 'result').length).toBeGreaterThan(30);
+    // The generator reaches the database, not only the parser (about one run in ten answers
+    // rows; the bound leaves room for an unlucky random draw).
+    expect(seen.filter((answer) => answer === 'result').length).toBeGreaterThan(10);
   });
 
   it('given arbitrary text, when run, then it is refused with a code', async () => {
