@@ -41,6 +41,14 @@ export interface ToolAnnotations {
   readonly openWorldHint: boolean;
 }
 
+/** The annotations of a tool that only reads the read model (most of them). */
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 export interface ToolContext {
   readonly services: GatewayServices;
   readonly caller: Caller;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_SEARCH_LIMIT } from '../../services/search/service.js';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 import { componentScoresSchema } from './docs-search.js';
 
 const CODE_ICON =
@@ -46,12 +46,7 @@ export const codeSampleSearchTool = defineTool({
     'Finds code samples of the docs by what they do or the APIs they use. Only samples that passed the compile check at ingest are returned, so the code is known to type-check. Returns the code, its language, and the node it came from (source_uri) for context.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: CODE_ICON,
   handler: async (args, context) => {

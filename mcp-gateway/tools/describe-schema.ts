@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 const attribute = z.object({ name: z.string(), type: z.string(), description: z.string() });
 
@@ -39,12 +39,7 @@ export const describeSchemaTool = defineTool({
     'Call this first when you are new to this server: it returns the closed vocabulary of the knowledge graph (node labels with their required and optional attributes and resource types, typed edges with the labels allowed at each end, the monikers in use and the resource URI template cogitave://{type}/{id}) plus a hint on planning multi-hop queries, so you can plan get_related / query_graph calls instead of listing the catalog.',
   input: z.object({}),
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   handler: async (_args, { services }) => {
     const schema = await services.catalog.describeSchema();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 const output = z.object({
   uid: z.string(),
@@ -38,12 +38,7 @@ export const docsFetchTool = defineTool({
     moniker: z.string().optional().describe('Docs version: "latest" (default) or YYYY-MM'),
   }),
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   handler: async (args, { services }) => {
     const node = await services.catalog.fetchNode({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { labelNames, labelSpec } from '../../services/catalog/vocabulary.js';
 import { MAX_SEARCH_LIMIT } from '../../services/search/service.js';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 const SEARCH_ICON =
   'data:image/svg+xml;base64,' +
@@ -68,12 +68,7 @@ export const docsSearchTool = defineTool({
     'Hybrid search (BM25 + embedding + link graph) over the catalog: docs, articles, units, modules, learning paths, ADRs, skills and code samples. Call it to find the nodes about a topic; filter by types, product and moniker. Returns ranked nodes (uid, resource uri, title, summary) with each component score, so you can see why a node ranked; read a node with its uri.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: SEARCH_ICON,
   handler: async (args, context) => {

@@ -3,7 +3,7 @@ import { dodFor, type RequestFacts } from '../../lifecycle/dod.js';
 import { STAGES, type Stage } from '../../lifecycle/stages.js';
 import { proposableStages } from '../../lifecycle/validate.js';
 import type { RequestState } from '../../projections/index.js';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 import { readRequest, requestIdArg, stageSchema } from './get-request.js';
 
 /**
@@ -82,12 +82,7 @@ export const getDodTool = defineTool({
     'Returns the Definition of Done: the checklist that must hold to leave a stage forward, with what evidence to attach for each item. Give stage for one stage, request_id to see which items hold for that request now (and which stages it may be proposed to), or nothing for every stage. Call it before advance_stage.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M4 12l5 5L20 6" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, { services, caller }) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 const output = z.object({
   target_uid: z.string(),
@@ -27,12 +27,7 @@ export const getLearningPathTool = defineTool({
     known_uids: z.array(z.string()).max(1000).optional(),
   }),
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   handler: async (args, { services }) => {
     const path = await services.catalog.getLearningPath({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 const output = z.object({
   uid: z.string(),
@@ -29,12 +29,7 @@ export const getRelatedTool = defineTool({
     depth: z.number().int().min(1).max(2).optional().describe('1 (default) or 2'),
   }),
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   handler: async (args, { services }) => {
     const related = await services.catalog.getRelated({

@@ -14,7 +14,7 @@ import { RequestNotFound } from '../../services/requests/errors.js';
 import { REQUEST_EVENT_TYPES, type RequestEvent } from '../../services/requests/events.js';
 import { loadRequestAsOf, loadRequestHistory } from '../../services/requests/time-travel.js';
 import { CogitaveError } from '../../services/runtime/errors.js';
-import { defineTool, type Caller } from '../registry.js';
+import { type Caller, defineTool, READ_ONLY } from '../registry.js';
 
 /**
  * `get_request`: one request as the read model shows it now, or — with `as_of` — as it stood
@@ -242,12 +242,7 @@ export const getRequestTool = defineTool({
     'Returns one request: its document (title, problem, product, acceptance criteria, stage, status, pending proposal with its draft PR link, accumulated evidence, intake issue) and its full history (every event with actor, time, position and hash-chain hashes). With as_of (a log position or an ISO-8601 timestamp) it returns the request as it stood then, for audits. Use list_requests to find ids.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M6 2h9l5 5v15H6z" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, { services, caller }) => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { listRequests, type RequestState } from '../../projections/index.js';
 import { InvalidArgument, CogitaveError } from '../../services/runtime/errors.js';
-import { defineTool, type Caller } from '../registry.js';
+import { type Caller, defineTool, READ_ONLY } from '../registry.js';
 import { stageSchema } from './get-request.js';
 
 /**
@@ -144,12 +144,7 @@ export const listRequestsTool = defineTool({
     'Lists requests (newest ids last) with their stage, status, product, priority and any pending stage proposal, from the read model. Filter by stage, status or product; page with cursor/next_cursor (next_cursor is null on the last page). Use get_request for one request in full, get_dod for what a stage needs.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M4 6h16M4 12h16M4 18h16" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, { services, caller }) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nodeIdSchema } from '../../services/networks/inputs.js';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 import {
   argText,
   NETWORK_TOOL_ICON,
@@ -31,12 +31,7 @@ export const networkGetNeighborsTool = defineTool({
     'Returns the IDs of all nodes connected to a node of a network by an outbound or an inbound edge, each once, in the order of the first edge that joined them (a self-loop lists the node itself). Useful for exploring a graph, dependency analysis and planning a traversal. Errors when the network or the node does not exist.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, { services, caller }) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { NetworkSummary } from '../../projections/networks/state.js';
 import { MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT } from '../../services/networks/service.js';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 import { NETWORK_TOOL_ICON, requireNetworkRead, statusErrorField } from './network-create.js';
 
 /** `network_list`: a page of networks from the read model, in name order. */
@@ -58,12 +58,7 @@ export const networkListTool = defineTool({
     'Lists the networks (name order) with their description, node and edge counts, creator and times. Page with cursor/next_cursor (next_cursor is null on the last page). Use network_get_neighbors to explore one, network_create to start a new one.',
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, { services, caller }) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { edgeTypeNames, labelNames } from '../../services/catalog/vocabulary.js';
 import { GRAPH_QUERY_BOUNDS } from '../../services/graph-query/bounds.js';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 /**
  * `query_graph`: the bounded, read-only openCypher subset over the catalog graph and the
@@ -57,12 +57,7 @@ export const queryGraphTool = defineTool({
   description,
   input,
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   handler: async (args, { services }) => services.graphQuery.run(args.query, args.params ?? {}),
   render: (result) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../registry.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 export const resolveXrefTool = defineTool({
   name: 'resolve_xref',
@@ -17,12 +17,7 @@ export const resolveXrefTool = defineTool({
     uri: z.string(),
     moniker: z.string(),
   }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   access: 'read',
   handler: async (args, { services }) =>
     services.catalog.resolveXref({
