@@ -10,9 +10,10 @@ export interface Embedder {
   readonly name: string;
   /**
    * Learns from the whole corpus; called at (re)build time with every indexed document's
-   * text. Embeddings made before a fit are stale after it: the index re-embeds.
+   * text, and returns their embeddings under the new model (embeddings made before a fit are
+   * stale after it). Asynchronous so that an embedder can do the work off the event loop.
    */
-  fit?(documents: readonly string[]): void;
+  fit?(documents: readonly string[]): Promise<Float32Array[]>;
   /** One vector per text, in order. Vectors need not be normalised. */
   embed(texts: readonly string[], kind: EmbeddingKind): Promise<Float32Array[]>;
 }

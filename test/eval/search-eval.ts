@@ -13,7 +13,7 @@ import { loadCollection, ndcgAt, recallAt } from './collection.js';
  * of the hybrid, with the product's default settings (the same for every collection).
  *
  *   npm run eval:search -- <collection dir> [<collection dir> ...]
- *     [--settings JSON]   overrides of the retrieval settings (tuning)
+ *     [--settings JSON]   overrides of the retrieval settings (tuning; null turns one off)
  *     [--lsa JSON]        options of the built-in embedder (`{"dimensions":384}`)
  *     [--modes 1,3,...]   rows to run (numbers as listed below)
  *     [--markdown]        one Markdown table at the end: modes × collections
@@ -41,6 +41,7 @@ interface Result {
   readonly collection: string;
   readonly embedder: string;
   readonly buildSeconds: number;
+  readonly longestPause: number;
   readonly rows: Row[];
 }
 
@@ -53,12 +54,24 @@ const run = async (
 ): Promise<Result> => {
   const collection = loadCollection(dir);
   const retriever = createHybridRetriever({ embedder: createLsaEmbedder(lsa), settings });
+  // The longest event-loop pause during the build (how long a search would have waited): the
+  // largest gap between ticks of a 10 ms timer.
+  let longestPause = 0;
+  let lastTick = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestPause = Math.max(longestPause, (now - lastTick) / 1000);
+    lastTick = now;
+  }, 10);
   const started = performance.now();
   await retriever.rebuild(collection.documents, collection.edges);
   const buildSeconds = (performance.now() - started) / 1000;
+  // The pause that ends with the build is recorded at the next tick: let it run.
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  clearInterval(ticker);
   if (verbose) {
     process.stdout.write(
-      `\n${collection.name}: ${collection.documents.length} documents, ${collection.edges.length} edges, ${collection.queries.length} judged queries; index build ${buildSeconds.toFixed(2)} s (${retriever.embedderName})\n`,
+      `\n${collection.name}: ${collection.documents.length} documents, ${collection.edges.length} edges, ${collection.queries.length} judged queries; index build ${buildSeconds.toFixed(2)} s (${retriever.embedderName}), longest event-loop pause ${longestPause.toFixed(2)} s\n`,
     );
     process.stdout.write(`| mode | nDCG@10 | Recall@100 | ms/query |\n|---|---|---|---|\n`);
   }
@@ -92,7 +105,13 @@ const run = async (
       );
     }
   }
-  return { collection: collection.name, embedder: retriever.embedderName, buildSeconds, rows };
+  return {
+    collection: collection.name,
+    embedder: retriever.embedderName,
+    buildSeconds,
+    longestPause,
+    rows,
+  };
 };
 
 /** Modes as rows, collections as columns: `nDCG@10 / Recall@100`, then the build time. */
@@ -108,7 +127,8 @@ const markdownTable = (results: readonly Result[]): string => {
     return `| ${mode} | ${cells.join(' | ')} |`;
   });
   const build = `| index build (${results[0]?.embedder ?? ''}) | ${results.map((result) => `${result.buildSeconds.toFixed(1)} s`).join(' | ')} |`;
-  return [header, rule, ...lines, build].join('\n');
+  const pause = `| longest event-loop pause in the build | ${results.map((result) => `${result.longestPause.toFixed(2)} s`).join(' | ')} |`;
+  return [header, rule, ...lines, build, pause].join('\n');
 };
 
 const args = process.argv.slice(2).filter((arg) => arg !== '--');
@@ -123,7 +143,12 @@ const flag = (name: string): boolean => {
   if (index >= 0) args.splice(index, 1);
   return index >= 0;
 };
-const overrides = JSON.parse(option('--settings') ?? '{}') as Partial<RetrievalSettings>;
+// JSON has no undefined: `null` turns an optional component off (`{"proximity":null}`).
+const overrides = Object.fromEntries(
+  Object.entries(JSON.parse(option('--settings') ?? '{}') as Record<string, unknown>).map(
+    ([key, value]) => [key, value ?? undefined],
+  ),
+) as Partial<RetrievalSettings>;
 const lsa = JSON.parse(option('--lsa') ?? '{}') as LsaOptions;
 const picked = option('--modes')?.split(',');
 const markdown = flag('--markdown');

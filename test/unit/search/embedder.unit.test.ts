@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalize } from '../../../services/search/embedder.js';
-import { createLsaEmbedder, symmetricEigen } from '../../../services/search/lsa.js';
+import { createLsaEmbedder } from '../../../services/search/lsa.js';
+import { symmetricEigen } from '../../../services/search/lsa-model.js';
 
 const corpus = [
   'event store append stream revision',
@@ -23,8 +24,8 @@ describe('LSA embedder', () => {
   it('given the same corpus, when fitted twice, then the embeddings are identical', async () => {
     const first = createLsaEmbedder({ dimensions: 4 });
     const second = createLsaEmbedder({ dimensions: 4 });
-    first.fit(corpus);
-    second.fit(corpus);
+    await first.fit(corpus);
+    await second.fit(corpus);
     const a = await first.embed(corpus, 'document');
     const b = await second.embed(corpus, 'document');
     expect(a.map((v) => [...v])).toEqual(b.map((v) => [...v]));
@@ -33,7 +34,7 @@ describe('LSA embedder', () => {
 
   it('given a query sharing no word with a document, when embedded, then co-occurrence still relates them', async () => {
     const embedder = createLsaEmbedder({ dimensions: 3, minDocumentFrequency: 1 });
-    embedder.fit(corpus);
+    await embedder.fit(corpus);
     // "subscription" co-occurs with "event store" only: the query lands near the event store docs.
     const [query, storeDoc, learningDoc] = await embedder.embed(
       ['subscription', corpus[2] ?? '', corpus[6] ?? ''],
@@ -42,6 +43,74 @@ describe('LSA embedder', () => {
     expect(cosine(query!, storeDoc!)).toBeGreaterThan(0.5);
     expect(cosine(query!, storeDoc!)).toBeGreaterThan(cosine(query!, learningDoc!) + 0.3);
   });
+
+  it('given a fit in a worker thread and one on the event loop, when compared, then the vectors are identical and match a re-embedding', async () => {
+    const inWorker = createLsaEmbedder({ dimensions: 4 });
+    const here = createLsaEmbedder({ dimensions: 4, worker: false });
+    const a = await inWorker.fit(corpus);
+    const b = await here.fit(corpus);
+    expect(a).toHaveLength(corpus.length);
+    expect(a.map((v) => [...v])).toEqual(b.map((v) => [...v]));
+    expect(a.some((v) => v.some((value) => value !== 0))).toBe(true);
+    // What the fit returns is what embedding the same texts gives afterwards.
+    const again = await inWorker.embed(corpus, 'document');
+    expect(again.map((v) => [...v])).toEqual(a.map((v) => [...v]));
+    // Queries use the model the worker sent back.
+    const [query] = await inWorker.embed(['event store'], 'query');
+    const [same] = await here.embed(['event store'], 'query');
+    expect([...query!]).toEqual([...same!]);
+  });
+
+  it('given a corpus taking a while to fit, when fitted in a worker, then the event loop is not held for the fit', async () => {
+    const big = Array.from(
+      { length: 5000 },
+      (_, i) =>
+        `topic${i % 40} word${(i * 7) % 500} term${(i * 13) % 700} extra${(i * 31) % 900} ${corpus[i % 8]}`,
+    );
+    // The longest gap between ticks of a 5 ms timer: how long a search would have waited.
+    const longestPause = async (fit: () => Promise<unknown>): Promise<number> => {
+      let longest = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 5);
+      try {
+        await fit();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      } finally {
+        clearInterval(timer);
+      }
+      return longest;
+    };
+    const started = performance.now();
+    const here = await longestPause(() =>
+      createLsaEmbedder({ dimensions: 128, worker: false }).fit(big),
+    );
+    const fitTime = performance.now() - started;
+    const inWorker = await longestPause(() => createLsaEmbedder({ dimensions: 128 }).fit(big));
+    // On the event loop the fit is one block; in the worker only the hand-over remains.
+    expect(here).toBeGreaterThan(fitTime * 0.6);
+    expect(inWorker).toBeLessThan(here / 2);
+  });
+
+  it('given the two weightings, when fitted, then they give different vectors', async () => {
+    const entropy = await createLsaEmbedder({ dimensions: 4, worker: false }).fit(corpus);
+    const tfidf = await createLsaEmbedder({
+      dimensions: 4,
+      worker: false,
+      weighting: 'tfidf',
+    }).fit(corpus);
+    expect(entropy.map((v) => [...v])).not.toEqual(tfidf.map((v) => [...v]));
+  });
+
+  it.each([{ dimensions: 0 }, { weighting: 'bm25' as 'tfidf' }, { powerIterations: 1.5 }])(
+    'given invalid options %o, when created, then they are refused',
+    (options) => {
+      expect(() => createLsaEmbedder(options)).toThrow(RangeError);
+    },
+  );
 
   it('given no fit, when embedding, then vectors are zero (no signal rather than noise)', async () => {
     const [vector] = await createLsaEmbedder({ dimensions: 8 }).embed(['anything'], 'query');

@@ -80,6 +80,92 @@ describe('hybrid retriever', () => {
   });
 });
 
+describe('term dependence', () => {
+  it('given both query words in two documents, when one has them as a phrase, then it ranks first in BM25', async () => {
+    const retriever = createHybridRetriever({ embedder: topicEmbedder });
+    await retriever.rebuild(
+      [
+        { id: 'apart', fields: { body: 'store a b c d e f g h i j event' } },
+        { id: 'phrase', fields: { body: 'a b c d e f g h i j event store' } },
+        { id: 'neither', fields: { body: 'ranking' } },
+      ],
+      [],
+    );
+    const query = { text: 'event store', limit: 2, components: { vector: false, graph: false } };
+    const hits = await retriever.search(query);
+    expect(hits.map((hit) => hit.id)).toEqual(['phrase', 'apart']);
+    const off = createHybridRetriever({
+      embedder: topicEmbedder,
+      settings: { ...DEFAULT_RETRIEVAL_SETTINGS, proximity: undefined },
+    });
+    await off.rebuild(
+      [
+        { id: 'apart', fields: { body: 'store a b c d e f g h i j event' } },
+        { id: 'phrase', fields: { body: 'a b c d e f g h i j event store' } },
+      ],
+      [],
+    );
+    // Without it the two documents are the same bag of words.
+    const [first, second] = await off.search(query);
+    expect(first!.scores.bm25).toBeCloseTo(second!.scores.bm25, 10);
+  });
+});
+
+describe('rebuild', () => {
+  it('given a rebuild whose fit is still running, when searched, then the previous index answers until it completes', async () => {
+    let gate: Promise<void> = Promise.resolve();
+    const gated: Embedder = {
+      name: 'gated',
+      fit: async (texts) => {
+        await gate;
+        return topicEmbedder.embed(texts, 'document');
+      },
+      embed: (texts, kind) => topicEmbedder.embed(texts, kind),
+    };
+    const retriever = createHybridRetriever({ embedder: gated });
+    await retriever.rebuild(documents, []);
+    let release: () => void = () => undefined;
+    gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const replaced = [{ id: 'index', fields: { title: 'Search index', body: 'rank results' } }];
+    const rebuilding = retriever.rebuild(replaced, []);
+    // The lexical side of the new index is built meanwhile; the old one is still searched.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const during = await retriever.search({ text: 'event store', limit: 3 });
+    expect(during[0]?.id).toBe('store');
+    expect(retriever.size).toBe(3);
+    release();
+    await rebuilding;
+    const after = await retriever.search({ text: 'search index', limit: 3 });
+    expect(after.map((hit) => hit.id)).toEqual(['index']);
+    expect(retriever.size).toBe(1);
+  });
+});
+
+describe('failed rebuild', () => {
+  it('given a fit that fails while the lexical side is built, when rebuilt, then the rebuild rejects and the previous index stays', async () => {
+    let fail = false;
+    const flaky: Embedder = {
+      name: 'flaky',
+      fit: async (texts) => {
+        if (fail) throw new Error('fit failed');
+        return topicEmbedder.embed(texts, 'document');
+      },
+      embed: (texts, kind) => topicEmbedder.embed(texts, kind),
+    };
+    const retriever = createHybridRetriever({ embedder: flaky });
+    await retriever.rebuild(documents, []);
+    fail = true;
+    // Enough documents that the lexical build yields to the event loop several times.
+    const many = Array.from({ length: 600 }, (_, i) => ({ id: `m${i}`, fields: { body: 'x' } }));
+    await expect(retriever.rebuild(many, [])).rejects.toThrow('fit failed');
+    expect(retriever.size).toBe(3);
+    const hits = await retriever.search({ text: 'event store', limit: 3 });
+    expect(hits[0]?.id).toBe('store');
+  });
+});
+
 describe('common query terms', () => {
   it('given a term in most documents and a rare one, when searched, then only the rare term selects BM25 candidates', async () => {
     const retriever = createHybridRetriever({ embedder: topicEmbedder });
