@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Position, RecordedEvent } from '../services/event-store/types.js';
+import { inTransaction } from '../services/database/transaction.js';
 import { InvalidArgument } from '../services/runtime/errors.js';
 import { buildChangePayload, CHANGE_CHANNEL, type ChangeNotice } from './change-payload.js';
 import type { Projection, ResourceChanges } from './types.js';
@@ -66,10 +67,7 @@ export const applyBatch = async (
 ): Promise<AppliedBatch> => {
   const last = events.at(-1);
   if (!last) throw new RangeError('a batch needs at least one event');
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const locked = await client.query<{ position: string | null }>(
       `SELECT position, set_config('search_path', $3, true) AS search_path
          FROM projections.checkpoints WHERE target_schema = $1 AND name = $2 FOR UPDATE`,
@@ -102,15 +100,6 @@ export const applyBatch = async (
     } else {
       await client.query(advance, values);
     }
-    await client.query('COMMIT');
     return { notice, changes };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true;
-    });
-    throw error;
-  } finally {
-    // A connection that could not roll back is not returned to the pool.
-    client.release(broken);
-  }
+  });
 };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { assertSchemaName } from './apply-batch.js';
 import { deleteCheckpoint } from './checkpoints.js';
+import type { Queryable } from '../services/event-store/postgres/queries.js';
 import { copyLiveIndexes } from './shadow-indexes.js';
 import { READ_MODEL_SCHEMA, type Projection, type ProjectionTable } from './types.js';
 
@@ -118,6 +119,11 @@ export interface ShadowTableOptions {
    * Existing tables are left as they are.
    */
   readonly deferIndexes?: boolean;
+  /**
+   * With `deferIndexes`: create missing tables with no index at all, not even a primary key
+   * (a bulk rebuild writes each row once; `buildShadowIndexes` adds them all afterwards).
+   */
+  readonly bare?: boolean;
 }
 
 /**
@@ -151,6 +157,7 @@ export const createShadowTables = async (
     await pool.query(
       `CREATE TABLE ${shadow}.${name} (LIKE ${READ_MODEL_SCHEMA}.${name} INCLUDING ALL EXCLUDING INDEXES)`,
     );
+    if (options.bare) continue;
     await copyLiveIndexes(pool, shadow, name, {
       load: true,
       deferUnique: table.deferUniqueIndexes ?? false,
@@ -160,7 +167,7 @@ export const createShadowTables = async (
 
 /** Adds to `shadow`'s tables every live index they lack (after a load with deferred indexes). */
 export const buildShadowIndexes = async (
-  pool: pg.Pool,
+  pool: Queryable,
   projection: Projection,
   shadow: string,
 ): Promise<void> => {

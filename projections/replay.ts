@@ -1,8 +1,10 @@
 import type pg from 'pg';
-import type { EventStore, Position, RecordedEvent } from '../services/event-store/types.js';
+import type { EventStore, Position } from '../services/event-store/types.js';
 import { applyBatch, assertSchemaName } from './apply-batch.js';
+import { bulkReplay, type ParallelRebuild } from './bulk-replay.js';
 import { ensureCheckpoint, readCheckpoint } from './checkpoints.js';
 import { buildShadowIndexes, createShadowTables, resetProjection } from './digest.js';
+import { readBatches } from './read-batches.js';
 import { READ_MODEL_SCHEMA, type Projection } from './types.js';
 
 export interface ReplayOptions {
@@ -15,7 +17,15 @@ export interface ReplayOptions {
   readonly reset?: boolean;
   /** Apply events up to and including this position only ("as of"). */
   readonly until?: Position;
+  /** Events per transaction of the batch path (a bulk rebuild sizes its own batches). */
   readonly batchSize?: number;
+  /**
+   * Rebuild from position zero with the projection's `bulkRebuild` when it has one: COPY into
+   * tables without indexes (server Postgres only; PGlite's pg shim has no COPY). Default false.
+   */
+  readonly bulk?: boolean;
+  /** With `bulk`: fold partitions of the streams in worker threads (see `ParallelRebuild`). */
+  readonly parallel?: ParallelRebuild;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: {
     readonly events: number;
@@ -28,23 +38,23 @@ export interface ReplayResult {
   readonly events: number;
 }
 
-/** The most events the event store serves per read (`readAll`'s `maxCount` limit). */
-const PAGE_SIZE = 10_000;
-
 /**
  * Rebuilds a projection into a shadow schema by reading the log page by page (no
- * subscription, no lock) through the same batch transaction as the runner, so a shadow and
- * the live tables can be compared by digest. It stops at the visible end of the log or at
- * `until`.
+ * subscription, no lock), so a shadow and the live tables can be compared by digest. It stops
+ * at the visible end of the log or at `until`.
  *
- * The next batch is read while one applies (the reads and the handler's writes run on two
- * connections at once), so reading costs no time beside the writes. Batches of many thousand
- * events let a handler that folds per batch write each touched row once per batch. A fresh
- * shadow table is loaded with its primary key only and gets its other indexes once the rows
- * are in. See test/bench/replay.bench.ts for the figures.
+ * Two ways, same rows (the tests compare their digests):
+ * - batches through the runner's own transaction (`applyBatch`: the handler's SQL, then the
+ *   checkpoint), the next batch read while one applies. A fresh shadow table is loaded with
+ *   its primary key only and gets its other indexes once the rows are in. Used to resume a
+ *   shadow, on PGlite, and for projections without a bulk rebuild.
+ * - `bulk` from position zero (`bulkReplay`): the projection's `BulkRebuild` folds in memory
+ *   and every row is COPYed once into tables without indexes, in worker threads by stream
+ *   partition with `parallel`.
+ * See test/bench/replay.bench.ts for the figures.
  */
 export const replayProjection = async (options: ReplayOptions): Promise<ReplayResult> => {
-  const { pool, eventStore, projection, schema } = options;
+  const { pool, projection, schema } = options;
   assertSchemaName(schema);
   if (schema === READ_MODEL_SCHEMA) {
     throw new RangeError(
@@ -52,46 +62,25 @@ export const replayProjection = async (options: ReplayOptions): Promise<ReplayRe
     );
   }
   const batchSize = options.batchSize ?? 500;
-  const until = options.until;
-  await createShadowTables(pool, projection, schema, { deferIndexes: true });
-  if (options.reset ?? true) await resetProjection(pool, projection, schema);
+  // Nothing applied yet means nothing to keep: an interrupted bulk load (which commits its
+  // rows and its checkpoint together) or a fresh shadow starts over.
+  const fromZero =
+    (options.reset ?? true) ||
+    ((await readCheckpoint(pool, schema, projection.name))?.position ?? null) === null;
+  const bulk = (options.bulk ?? false) && fromZero && projection.bulkRebuild !== undefined;
+  await createShadowTables(pool, projection, schema, { deferIndexes: true, bare: bulk });
+  if (fromZero) await resetProjection(pool, projection, schema);
   await ensureCheckpoint(pool, schema, projection.name);
+  if (bulk) return bulkReplay(options);
   let position = (await readCheckpoint(pool, schema, projection.name))?.position ?? null;
   let events = 0;
 
-  let readFrom = position;
-  let exhausted = false;
-  /** Up to `batchSize` events after `readFrom`, in pages of at most PAGE_SIZE. */
-  const readBatch = async (): Promise<RecordedEvent[]> => {
-    const batch: RecordedEvent[] = [];
-    while (!exhausted && batch.length < batchSize) {
-      options.signal?.throwIfAborted();
-      const maxCount = Math.min(batchSize - batch.length, PAGE_SIZE);
-      const page = await eventStore.readAll({
-        ...(readFrom === null ? {} : { fromPosition: readFrom }),
-        maxCount,
-        filter: projection.filter,
-      });
-      readFrom = page.at(-1)?.position ?? readFrom;
-      const kept = until === undefined ? page : page.filter((event) => event.position <= until);
-      if (kept.length < page.length || page.length < maxCount) exhausted = true;
-      for (const event of kept) batch.push(event);
-    }
-    return batch;
-  };
-  const readAhead = (): Promise<RecordedEvent[]> | undefined => {
-    if (exhausted) return undefined;
-    const read = readBatch();
-    // Handled here too, so a read left behind by a failed batch is no unhandled rejection.
-    read.catch(() => undefined);
-    return read;
-  };
-
-  let next = readAhead();
-  while (next) {
-    const batch = await next;
-    next = readAhead();
-    if (batch.length === 0) continue;
+  for await (const batch of readBatches({
+    ...options,
+    filter: projection.filter,
+    from: position,
+    batchSize,
+  })) {
     options.signal?.throwIfAborted();
     const applied = await applyBatch(pool, projection, batch, {
       schema,

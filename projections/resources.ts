@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Position } from '../services/event-store/types.js';
 import { canonicalDocumentJson } from './canonical-json.js';
 import type { Queryable } from '../services/event-store/postgres/queries.js';
-import type { ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
+import { CopyText } from '../services/database/copy.js';
+import type { BulkRows, ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
 
 /**
  * The resource index (`read_model.resources`): one row per MCP resource, written by the
@@ -53,6 +54,45 @@ const UPSERT_RESOURCES = `INSERT INTO resources
     last_modified = EXCLUDED.last_modified, projection = EXCLUDED.projection,
     position = EXCLUDED.position`;
 
+/** The index's columns, in table order. */
+export const RESOURCE_COLUMNS = [
+  'uri',
+  'type',
+  'collection',
+  'product',
+  'title',
+  'content_hash',
+  'last_modified',
+  'projection',
+  'position',
+] as const;
+
+type ResourceRow = Record<Exclude<(typeof RESOURCE_COLUMNS)[number], 'product'>, string> & {
+  readonly product: string | null;
+};
+
+/** A write as the index row it becomes (its document hashed). */
+const resourceRow = (projection: string, write: ResourceWrite): ResourceRow => ({
+  uri: write.uri,
+  type: write.type,
+  collection: collectionUri(write.type),
+  product: write.product,
+  title: write.title,
+  content_hash: resourceContentHash(write.document),
+  last_modified: write.lastModified,
+  projection,
+  position: write.position,
+});
+
+/** Resource writes as index rows for a bulk rebuild (`BulkRebuild.finish`). */
+export const resourceBulkRows = (projection: string, writes: Iterable<ResourceWrite>): BulkRows => {
+  const text = new CopyText(RESOURCE_COLUMNS);
+  for (const write of writes) {
+    text.addRow(resourceRow(projection, write));
+  }
+  return { table: 'resources', columns: RESOURCE_COLUMNS, rows: text.rows, chunks: text.chunks() };
+};
+
 /** Resource writes as index rows (content hashed) with the changes they announce. */
 export interface PreparedResources {
   /** The rows as one JSON text, ready for `upsertResources`. */
@@ -68,17 +108,7 @@ export const prepareResources = (
   projection: string,
   writes: readonly ResourceWrite[],
 ): PreparedResources => {
-  const rows = writes.map((write) => ({
-    uri: write.uri,
-    type: write.type,
-    collection: collectionUri(write.type),
-    product: write.product,
-    title: write.title,
-    content_hash: resourceContentHash(write.document),
-    last_modified: write.lastModified,
-    projection,
-    position: write.position,
-  }));
+  const rows = writes.map((write) => resourceRow(projection, write));
   return {
     json: JSON.stringify(rows),
     changes: {
@@ -119,7 +149,7 @@ export interface ResourceEntry {
   readonly lastModified: string;
 }
 
-interface ResourceRow {
+interface ResourceEntryRow {
   uri: string;
   type: string;
   product: string | null;
@@ -128,7 +158,7 @@ interface ResourceRow {
   last_modified: Date;
 }
 
-const toEntry = (row: ResourceRow): ResourceEntry => ({
+const toEntry = (row: ResourceEntryRow): ResourceEntry => ({
   uri: row.uri,
   type: row.type,
   product: row.product,
@@ -150,7 +180,7 @@ export const listResources = async (
   db: Queryable,
   options: ListResourcesOptions,
 ): Promise<ResourceEntry[]> => {
-  const result = await db.query<ResourceRow>(
+  const result = await db.query<ResourceEntryRow>(
     `SELECT uri, type, product, title, content_hash, last_modified FROM read_model.resources
       WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR product = $2)
         AND ($3::text IS NULL OR uri > $3)
@@ -164,7 +194,7 @@ export const getResource = async (
   db: Queryable,
   uri: string,
 ): Promise<ResourceEntry | undefined> => {
-  const result = await db.query<ResourceRow>(
+  const result = await db.query<ResourceEntryRow>(
     `SELECT uri, type, product, title, content_hash, last_modified FROM read_model.resources
       WHERE uri = $1`,
     [uri],

@@ -57,6 +57,41 @@ export interface Projection {
    * rebuild from position zero yields the same rows. Throwing stops the projection.
    */
   apply(events: readonly RecordedEvent[], tx: ProjectionTransaction): Promise<ResourceChanges>;
+  /**
+   * Optional: a rebuild from position zero that folds in memory and only appends rows (see
+   * `BulkRebuild`). A replay uses it on server Postgres; `apply` stays the reference, and a
+   * replay's digests show any difference between the two.
+   */
+  readonly bulkRebuild?: () => BulkRebuild;
+  /**
+   * Its rows for a stream depend on that stream's events only (state per stream, rows per
+   * event), so a bulk rebuild may fold disjoint partitions of the streams in parallel.
+   */
+  readonly rebuildsByStream?: boolean;
+}
+
+/** Rows for one of the projection's tables, in COPY's text format (`CopyText`). */
+export interface BulkRows {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly rows: number;
+  /** The rows' text, in chunks (a load must not need one string of all of it). */
+  readonly chunks: readonly Buffer[];
+}
+
+/**
+ * A projection's rebuild from position zero into empty tables: events are folded in memory
+ * and every row is written exactly once, by COPY, into tables that get their indexes (primary
+ * key included) only after the load. Rows complete as soon as their event is folded (one per
+ * event, like a history) come back from `fold`; rows of state that later events may still
+ * change come back once, from `finish`. Memory grows with that state (e.g. one entry per
+ * request), not with the number of events.
+ */
+export interface BulkRebuild {
+  /** Folds a batch (in log order); same checks and failures as `apply`. */
+  fold(events: readonly RecordedEvent[]): readonly BulkRows[];
+  /** The rows of the folded state, after the last batch, a slice at a time. */
+  finish(): Iterable<BulkRows>;
 }
 
 /** The event a projection stopped at, as the log and the ops endpoint show it. */

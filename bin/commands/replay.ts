@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import os from 'node:os';
 import type { Database } from '../../services/database/database.js';
 import type { EventStore, Position } from '../../services/event-store/types.js';
 import { CogitaveError, InvalidArgument } from '../../services/runtime/errors.js';
@@ -20,7 +21,7 @@ import {
   type TableComparison,
 } from '../../projections/shadow.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../../projections/types.js';
-import { withApp } from './context.js';
+import { parseCount, withApp } from './context.js';
 
 /**
  * `cogitave replay`: rebuild projections from the start of the log into shadow schemas and
@@ -117,8 +118,19 @@ interface ReplayContext {
   readonly logger: Logger;
   readonly swap: boolean;
   readonly keep: boolean;
+  /** Worker threads of a bulk rebuild (server Postgres with the Postgres event store). */
+  readonly workers: number;
   readonly locks: Map<string, Lease>;
 }
+
+/** Most worker threads `--workers` takes: past the cores, threads only contend. */
+const MAX_WORKERS = 16;
+
+/**
+ * Threads for a rebuild by default: one per core up to four. The database's server
+ * processes need cores too, so past that the fold rarely gets faster.
+ */
+const defaultWorkers = (): number => Math.min(4, os.availableParallelism());
 
 const replayOne = async (
   context: ReplayContext,
@@ -148,6 +160,18 @@ const replayOne = async (
           schema: shadow,
           until: live.position,
           batchSize: REPLAY_BATCH_SIZE,
+          // COPY needs server Postgres; the workers read the log with their own Postgres
+          // event store, so they need the log to be in that database too.
+          bulk: context.database.kind === 'postgres',
+          ...(context.database.connectionString !== undefined &&
+          context.eventStore.kind === 'postgres'
+            ? {
+                parallel: {
+                  connectionString: context.database.connectionString,
+                  workers: context.workers,
+                },
+              }
+            : {}),
           onProgress: (done) => {
             progress.update(done.events);
           },
@@ -304,30 +328,42 @@ export const replayCommand = new Command('replay')
   )
   .option('--keep', 'keep the shadow schema (cogitave_replay_<name>) for inspection')
   .option('--json', 'print the report as JSON')
-  .action(async (names: string[], flags: { swap?: boolean; keep?: boolean; json?: boolean }) => {
-    // Checked before connecting: a typo is a usage error, whatever the database's state.
-    const projections = selectProjections([...new Set(names)]);
-    await withApp(true, async ({ database, eventStore, logger }) => {
-      const context: ReplayContext = {
-        database,
-        eventStore,
-        logger,
-        swap: flags.swap === true,
-        keep: flags.keep === true,
-        locks: new Map(),
-      };
-      const leases = createLeaseManager({ database, logger });
-      const reports: ProjectionReport[] = [];
-      try {
-        await takeLocks(context, leases, projections);
-        for (const projection of projections) {
-          reports.push(await replayOne(context, projection));
+  .addOption(
+    new Option(
+      '--workers <n>',
+      `worker threads that rebuild partitions of the streams in parallel (server Postgres; default: cores, at most 4; at most ${MAX_WORKERS})`,
+    ).argParser(parseCount(MAX_WORKERS)),
+  )
+  .action(
+    async (
+      names: string[],
+      flags: { swap?: boolean; keep?: boolean; json?: boolean; workers?: number },
+    ) => {
+      // Checked before connecting: a typo is a usage error, whatever the database's state.
+      const projections = selectProjections([...new Set(names)]);
+      await withApp(true, async ({ database, eventStore, logger }) => {
+        const context: ReplayContext = {
+          database,
+          eventStore,
+          logger,
+          swap: flags.swap === true,
+          keep: flags.keep === true,
+          workers: flags.workers ?? defaultWorkers(),
+          locks: new Map(),
+        };
+        const leases = createLeaseManager({ database, logger });
+        const reports: ProjectionReport[] = [];
+        try {
+          await takeLocks(context, leases, projections);
+          for (const projection of projections) {
+            reports.push(await replayOne(context, projection));
+          }
+        } finally {
+          for (const lock of context.locks.values()) await lock.release();
+          await leases.close();
         }
-      } finally {
-        for (const lock of context.locks.values()) await lock.release();
-        await leases.close();
-      }
-      process.stdout.write(flags.json ? renderJson(reports) : renderText(reports));
-      if (!reports.every((report) => report.equal)) process.exitCode = 1;
-    });
-  });
+        process.stdout.write(flags.json ? renderJson(reports) : renderText(reports));
+        if (!reports.every((report) => report.equal)) process.exitCode = 1;
+      });
+    },
+  );

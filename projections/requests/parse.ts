@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STAGES } from '../../lifecycle/stages.js';
 import type { RecordedEvent } from '../../services/event-store/types.js';
-import type { RequestEvent } from '../../services/requests/events.js';
+import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
 
 /**
  * Checks the data of a stored Request event before it is folded: the log is read by code
@@ -84,4 +84,15 @@ export const parseRequestEvent = (event: RecordedEvent): RequestEvent => {
   }
   // The schema of `event.type` checked exactly the fields of that member of the union.
   return { type: event.type, data: parsed.data } as RequestEvent;
+};
+
+/** `parseRequestEvent`, and the event must be stored on the stream of the request it names. */
+export const parseStoredRequestEvent = (recorded: RecordedEvent): RequestEvent => {
+  const event = parseRequestEvent(recorded);
+  if (recorded.streamId !== requestStreamId(event.data.requestId)) {
+    throw new Error(
+      `${recorded.type} names request ${event.data.requestId} but is stored on stream ${recorded.streamId}`,
+    );
+  }
+  return event;
 };

@@ -1,24 +1,22 @@
 import type { MigrationSet } from '../../services/database/migrate.js';
 import type { RecordedEvent } from '../../services/event-store/types.js';
 import { REQUEST_EVENT_TYPES, requestStreamId } from '../../services/requests/events.js';
-import {
-  prepareResources,
-  resourcesTable,
-  upsertResources,
-  type ResourceWrite,
-} from '../resources.js';
+import { prepareResources, resourcesTable, upsertResources } from '../resources.js';
 import type { Projection, ProjectionTransaction, ResourceChanges } from '../types.js';
-import { parseRequestEvent } from './parse.js';
-import { fromRequestRow, REQUEST_COLUMNS, toRequestRow, type RequestRow } from './rows.js';
+import { rebuildRequests } from './bulk.js';
+import { parseStoredRequestEvent } from './parse.js';
 import {
-  evolveRequest,
-  REQUEST_RESOURCE_TYPE,
-  requestDocument,
-  summarize,
-  type RequestState,
-} from './state.js';
+  fromRequestRow,
+  HISTORY_COLUMNS,
+  REQUEST_COLUMNS,
+  toHistoryRow,
+  toRequestRow,
+  type HistoryRow,
+  type RequestRow,
+} from './rows.js';
+import { evolveRequest, REQUESTS_PROJECTION, requestResource, type RequestState } from './state.js';
 
-export const REQUESTS_PROJECTION = 'requests';
+export { REQUESTS_PROJECTION } from './state.js';
 
 export const requestsMigrations: MigrationSet = {
   owner: 'projection-requests',
@@ -26,21 +24,6 @@ export const requestsMigrations: MigrationSet = {
 };
 
 const STREAM_PREFIX = requestStreamId('');
-
-const HISTORY_COLUMNS = [
-  'position',
-  'request_id',
-  'stream_revision',
-  'event_id',
-  'type',
-  'actor',
-  'at',
-  'hash',
-  'prev_hash',
-  'summary',
-] as const;
-
-type HistoryRow = Record<(typeof HISTORY_COLUMNS)[number], unknown>;
 
 const columns = (names: readonly string[]): string => names.join(', ');
 
@@ -112,15 +95,7 @@ const apply = async (
   // requestId is the one in its raw data.
   const loading = loadRequests(tx, rawRequestIds(events));
   const parsed = await whileRunning(loading, () =>
-    events.map((recorded) => {
-      const event = parseRequestEvent(recorded);
-      if (recorded.streamId !== requestStreamId(event.data.requestId)) {
-        throw new Error(
-          `${recorded.type} names request ${event.data.requestId} but is stored on stream ${recorded.streamId}`,
-        );
-      }
-      return { recorded, event };
-    }),
+    events.map((recorded) => ({ recorded, event: parseStoredRequestEvent(recorded) })),
   );
   const ids = [...new Set(parsed.map(({ event }) => event.data.requestId))];
   const states = await loading;
@@ -130,18 +105,7 @@ const apply = async (
       event.data.requestId,
       evolveRequest(states.get(event.data.requestId), recorded, event),
     );
-    return {
-      position: recorded.position,
-      request_id: event.data.requestId,
-      stream_revision: recorded.revision.toString(),
-      event_id: recorded.id,
-      type: recorded.type,
-      actor: recorded.metadata.actor,
-      at: recorded.metadata.at,
-      hash: recorded.hash,
-      prev_hash: recorded.prevHash,
-      summary: summarize(event),
-    };
+    return toHistoryRow(recorded, event);
   });
   const touched = ids.map((id) => states.get(id)).filter((state) => state !== undefined);
 
@@ -154,16 +118,7 @@ const apply = async (
   const resources = await whileRunning(tx.query(INSERT_HISTORY, [historyJson]), () =>
     prepareResources(
       REQUESTS_PROJECTION,
-      touched.map((state): ResourceWrite => ({
-        uri: state.uri,
-        type: REQUEST_RESOURCE_TYPE,
-        product: state.product,
-        title: state.title,
-        document: requestDocument(state),
-        lastModified: state.updatedAt,
-        position: state.lastPosition,
-        created: !existed.has(state.requestId),
-      })),
+      touched.map((state) => requestResource(state, !existed.has(state.requestId))),
     ),
   );
   return upsertResources(tx, resources);
@@ -181,4 +136,6 @@ export const requestsProjection: Projection = {
     resourcesTable(REQUESTS_PROJECTION),
   ],
   apply,
+  bulkRebuild: rebuildRequests,
+  rebuildsByStream: true,
 };

@@ -1,8 +1,13 @@
 import type { Stage } from '../../lifecycle/stages.js';
-import type { Position } from '../../services/event-store/types.js';
-import type { AcceptanceCriterion, Priority, RequestLink } from '../../services/requests/events.js';
+import type { Position, RecordedEvent } from '../../services/event-store/types.js';
+import type {
+  AcceptanceCriterion,
+  Priority,
+  RequestEvent,
+  RequestLink,
+} from '../../services/requests/events.js';
 import type { Evidence } from '../../lifecycle/evidence.js';
-import type { RequestState, RequestStatus } from './state.js';
+import { summarize, type RequestState, type RequestStatus } from './state.js';
 
 /** A `read_model.requests` row as `pg` returns it (and, with ISO strings, as it is written). */
 export interface RequestRow {
@@ -157,4 +162,34 @@ export const fromRequestRow = (row: RequestRow): RequestState => ({
   updatedAt: iso(row.updated_at),
   version: Number(row.version),
   lastPosition: row.last_position as Position,
+});
+
+/** `read_model.request_history`'s columns, in table order. */
+export const HISTORY_COLUMNS = [
+  'position',
+  'request_id',
+  'stream_revision',
+  'event_id',
+  'type',
+  'actor',
+  'at',
+  'hash',
+  'prev_hash',
+  'summary',
+] as const;
+
+export type HistoryRow = Record<(typeof HISTORY_COLUMNS)[number], string | null>;
+
+/** The history row of one event. */
+export const toHistoryRow = (recorded: RecordedEvent, event: RequestEvent): HistoryRow => ({
+  position: recorded.position,
+  request_id: event.data.requestId,
+  stream_revision: recorded.revision.toString(),
+  event_id: recorded.id,
+  type: recorded.type,
+  actor: recorded.metadata.actor,
+  at: recorded.metadata.at,
+  hash: recorded.hash,
+  prev_hash: recorded.prevHash,
+  summary: summarize(event),
 });

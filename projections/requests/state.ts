@@ -7,7 +7,7 @@ import type {
   RequestEvent,
   RequestLink,
 } from '../../services/requests/events.js';
-import { resourceUri } from '../resources.js';
+import { resourceUri, type ResourceWrite } from '../resources.js';
 
 /**
  * The read model of one request, folded from its events. Pure: the same events give the same
@@ -60,13 +60,24 @@ export interface RequestState {
   readonly lastPosition: Position;
 }
 
+/** The projection's name: its checkpoint, lock and resource-index owner. */
+export const REQUESTS_PROJECTION = 'requests';
+
 export const REQUEST_RESOURCE_TYPE = 'request';
 
 export const statusOf = (stage: Stage): RequestStatus =>
   stage === 'proposed' ? 'draft' : TERMINAL_STAGES.includes(stage) ? 'closed' : 'active';
 
-/** Normalised so a timestamp read back from a timestamptz column compares equal. */
-export const isoTime = (at: string): string => new Date(at).toISOString();
+/** What `toISOString` prints for years 0000–9999: such a text is already normalised. */
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * Normalised so a timestamp read back from a timestamptz column compares equal. Event times
+ * are written in the normal form already; checking that is several times cheaper than a
+ * round trip through Date, and a replay does it for every event.
+ */
+export const isoTime = (at: string): string =>
+  CANONICAL_ISO.test(at) && !Number.isNaN(Date.parse(at)) ? at : new Date(at).toISOString();
 
 const moveTo = (stage: Stage): Pick<RequestState, 'stage' | 'status'> => ({
   stage,
@@ -211,8 +222,12 @@ export const evolveRequest = (
 
 const MAX_SUMMARY = 200;
 
+/** Whitespace `clip` would change: other than single spaces, or at an end. */
+const UNTIDY_SPACE = /[^\S ]| {2}|^ | $/;
+
 const clip = (text: string): string => {
-  const line = text.replace(/\s+/g, ' ').trim();
+  // Most summaries are tidy already; testing is cheaper than rewriting (once per event).
+  const line = UNTIDY_SPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
   if (line.length <= MAX_SUMMARY) return line;
   // Cut in UTF-16 units, never inside a surrogate pair.
   const high = /[\uD800-\uDBFF]/.test(line.charAt(MAX_SUMMARY - 2));
@@ -283,4 +298,16 @@ export const requestDocument = (state: RequestState): RequestDocument => ({
   createdAt: state.createdAt,
   updatedAt: state.updatedAt,
   version: state.version,
+});
+
+/** The request's entry in the resource index; `created` when it did not exist before. */
+export const requestResource = (state: RequestState, created: boolean): ResourceWrite => ({
+  uri: state.uri,
+  type: REQUEST_RESOURCE_TYPE,
+  product: state.product,
+  title: state.title,
+  document: requestDocument(state),
+  lastModified: state.updatedAt,
+  position: state.lastPosition,
+  created,
 });

@@ -69,6 +69,21 @@ export interface ReadStreamOptions {
 export interface EventFilter {
   readonly streamPrefixes?: readonly string[];
   readonly eventTypes?: readonly string[];
+  /** Only the streams of one hash partition (see `StreamPartition`). */
+  readonly partition?: StreamPartition;
+}
+
+/**
+ * Partition `index` of `count`: every stream id hashes to exactly one, so the partitions of a
+ * filter are disjoint and together hold all its events, each stream whole and in order (what
+ * a parallel rebuild of per-stream state reads, one partition per worker). The hash is the
+ * adapter's own: stable for a store, not comparable between stores.
+ */
+export interface StreamPartition {
+  /** 1 to MAX_PARTITIONS. */
+  readonly count: number;
+  /** 0 to count - 1. */
+  readonly index: number;
 }
 
 export interface ReadAllOptions {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { InvalidArgument } from '../runtime/errors.js';
-import type { AppendOptions, EventToAppend, ReadAllOptions, ReadStreamOptions } from './types.js';
+import type {
+  AppendOptions,
+  EventFilter,
+  EventToAppend,
+  ReadAllOptions,
+  ReadStreamOptions,
+} from './types.js';
 import { isPosition } from './position.js';
 
 /** Longest batch one append may carry: larger writes belong in several appends. */
@@ -147,7 +153,28 @@ export const validateReadStream = (streamId: string, options: ReadStreamOptions)
   }
 };
 
+/** Most partitions a filter may split the log into: the Postgres store has 64 stream buckets. */
+export const MAX_PARTITIONS = 64;
+
+/** Checks what the adapters interpret themselves (a partition's numbers go into SQL). */
+export const validateFilter = (filter: EventFilter | undefined): void => {
+  const partition = filter?.partition;
+  if (partition === undefined) return;
+  const { count, index } = partition;
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_PARTITIONS) {
+    throw new InvalidArgument(
+      `filter.partition.count must be an integer from 1 to ${MAX_PARTITIONS} (got ${String(count)})`,
+    );
+  }
+  if (!Number.isSafeInteger(index) || index < 0 || index >= count) {
+    throw new InvalidArgument(
+      `filter.partition.index must be an integer from 0 to ${count - 1} (got ${String(index)})`,
+    );
+  }
+};
+
 export const validateReadAll = (options: ReadAllOptions): void => {
+  validateFilter(options.filter);
   if (options.maxCount !== undefined && !countSchema.safeParse(options.maxCount).success) {
     throw new InvalidArgument(`maxCount must be an integer from 1 to ${MAX_READ_COUNT}`);
   }

@@ -2,7 +2,7 @@
  * Replay benchmark: how fast `cogitave replay` rebuilds every projection from position zero,
  * beside the floor of writing the same rows.
  *
- *   npm run bench:replay [-- --events <n>] [--seed <n>] [--json <file>]
+ *   npm run bench:replay [-- --events <n>] [--workers <n>] [--seed <n>] [--json <file>]
  *
  * In a throwaway server database (dropped at the end, also on failure or Ctrl-C):
  * 1. a synthetic Request log of `--events` events (default 1,000,000; or BENCH_EVENTS): request
@@ -12,7 +12,10 @@
  *    the store's formulas and written through its fast path (`insertChained`, the multi-row
  *    INSERT of its group commit); a sample of streams is re-verified afterwards.
  * 2. ours: every registered projection rebuilt into its shadow schema exactly as `cogitave
- *    replay` does (`replayProjection`, REPLAY_BATCH_SIZE events per transaction).
+ *    replay` does on server Postgres (`replayProjection` with `bulk`: the requests projection
+ *    folds in memory and COPYs its rows, in `--workers` threads by stream partition, default
+ *    one per core up to 4; projections without a bulk rebuild take batches of
+ *    REPLAY_BATCH_SIZE events).
  * 3. raw: the rows that rebuild produced, COPYed (FROM STDIN, text format) into plain tables
  *    with the same columns and no index or constraint: the cost of merely writing them.
  * 4. for scale, one pass reading the projection's events from the log (what any replay reads).
@@ -33,6 +36,7 @@ import { digestTables } from '../../projections/digest.js';
 import { replayProjection } from '../../projections/replay.js';
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { dropShadow, REPLAY_BATCH_SIZE, shadowSchemaFor } from '../../projections/shadow.js';
+import { copyFrom, copyTo } from '../../services/database/copy.js';
 import { openDatabase, type Database } from '../../services/database/database.js';
 import { migrate } from '../../services/database/migrate.js';
 import { chainHash, contentHash, findChainBreak } from '../../services/event-store/hash-chain.js';
@@ -56,7 +60,8 @@ const APPEND_CHUNK = 2000;
 /** Request streams whose chains are re-verified after the log is written. */
 const VERIFY_SAMPLE = 200;
 const RAW_SCHEMA = 'bench_raw';
-const USAGE = 'Usage: tsx test/bench/replay.bench.ts [--events <n>] [--seed <n>] [--json <file>]';
+const USAGE =
+  'Usage: tsx test/bench/replay.bench.ts [--events <n>] [--workers <n>] [--seed <n>] [--json <file>]';
 
 class UsageError extends Error {}
 class Interrupted extends Error {}
@@ -66,6 +71,8 @@ class Interrupted extends Error {}
 
 interface Settings {
   readonly events: number;
+  /** Worker threads of the rebuild, as `cogitave replay --workers`. */
+  readonly workers: number;
   readonly seed: number;
   readonly jsonFile: string | undefined;
   readonly serverUrl: string;
@@ -80,10 +87,15 @@ const wholeNumber = (value: string, what: string): number => {
 };
 
 const readSettings = (): Settings => {
-  let values: { events?: string; seed?: string; json?: string };
+  let values: { events?: string; seed?: string; json?: string; workers?: string };
   try {
     ({ values } = parseArgs({
-      options: { events: { type: 'string' }, seed: { type: 'string' }, json: { type: 'string' } },
+      options: {
+        events: { type: 'string' },
+        seed: { type: 'string' },
+        json: { type: 'string' },
+        workers: { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -94,6 +106,10 @@ const readSettings = (): Settings => {
   return {
     events: events === undefined ? DEFAULT_EVENTS : wholeNumber(events, '--events / BENCH_EVENTS'),
     seed: values.seed === undefined ? 42 : wholeNumber(values.seed, '--seed'),
+    workers:
+      values.workers === undefined
+        ? Math.min(4, os.availableParallelism())
+        : wholeNumber(values.workers, '--workers'),
     jsonFile: values.json,
     serverUrl: process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL,
   };
@@ -397,68 +413,6 @@ const appendWorkload = async (
 };
 
 // ---------------------------------------------------------------------------------------------
-// COPY through node-postgres: the protocol's copy-in and copy-out, as pg-copy-streams does
-// them (pg accepts any object with `submit` as a query and routes the protocol messages to it)
-
-interface CopyConnection extends pg.Connection {
-  sendCopyFromChunk(chunk: Buffer): void;
-  endCopyFrom(): void;
-  sendCopyFail(message: string): void;
-}
-
-/** One COPY statement on a checked-out client; collects what the server sends back. */
-class CopyQuery implements pg.Submittable {
-  readonly done: Promise<Buffer[]>;
-  private readonly received: Buffer[] = [];
-  private error: unknown;
-  private settle: { resolve(chunks: Buffer[]): void; reject(error: unknown): void } | undefined;
-
-  constructor(
-    private readonly text: string,
-    private readonly send: readonly Buffer[] = [],
-  ) {
-    this.done = new Promise((resolve, reject) => {
-      this.settle = { resolve, reject };
-    });
-  }
-
-  submit(connection: pg.Connection): void {
-    connection.query(this.text);
-  }
-
-  handleCopyInResponse(connection: CopyConnection): void {
-    for (const chunk of this.send) connection.sendCopyFromChunk(chunk);
-    connection.endCopyFrom();
-  }
-
-  handleCopyData(message: { chunk: Buffer }): void {
-    // The parser reuses its buffer: keep a copy.
-    this.received.push(Buffer.from(message.chunk));
-  }
-
-  handleError(error: unknown): void {
-    this.error = error;
-  }
-
-  handleReadyForQuery(): void {
-    if (this.error === undefined) this.settle?.resolve(this.received);
-    else this.settle?.reject(this.error);
-  }
-
-  handleCommandComplete(): void {}
-  handleRowDescription(): void {}
-  handleDataRow(): void {}
-  handleEmptyQuery(): void {}
-  handlePortalSuspended(): void {}
-}
-
-const copy = async (
-  client: pg.PoolClient,
-  text: string,
-  send: readonly Buffer[] = [],
-): Promise<Buffer[]> => client.query(new CopyQuery(text, send)).done;
-
-// ---------------------------------------------------------------------------------------------
 // Steps
 
 const logger = createLogger('silent');
@@ -480,17 +434,34 @@ interface Step {
   readonly cpu?: Cpu;
 }
 
-/** CPU ticks of a local server process, from /proc (Linux); null when unreadable. */
-const processTicks = (pid: number): number | null => {
+/** Fields of /proc/<pid>/stat after the command name; undefined when unreadable. */
+const statFields = (pid: number): string[] | undefined => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
-    return Number(fields?.[11]) + Number(fields?.[12]);
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
   } catch {
-    return null;
+    return undefined;
   }
 };
 
-/** Starts counting CPU time of this process and of the benchmark database's backends. */
+/** CPU ticks of a local server process (utime + stime); null when unreadable. */
+const processTicks = (pid: number): number | null => {
+  const fields = statFields(pid);
+  return fields ? Number(fields[11]) + Number(fields[12]) : null;
+};
+
+/** CPU ticks of the postmaster's ended children (cutime + cstime); null when unreadable. */
+const reapedTicks = (postmaster: number | undefined): number | null => {
+  const fields = postmaster === undefined ? undefined : statFields(postmaster);
+  return fields ? Number(fields[13]) + Number(fields[14]) : null;
+};
+
+/**
+ * Starts counting CPU time of this process and of the database's server processes: the
+ * benchmark database's backends, plus what backends that ended meanwhile used (the rebuild's
+ * worker threads open and close their own connections; their time is added to the
+ * postmaster's children's total when they end, with that of any other server process that
+ * ended meanwhile, e.g. an autovacuum worker).
+ */
 const cpuMeter = async (pool: pg.Pool): Promise<{ stop(): Promise<Cpu> }> => {
   const backends = async (): Promise<Map<number, number | null>> => {
     const { rows } = await pool.query<{ pid: number }>(
@@ -499,12 +470,18 @@ const cpuMeter = async (pool: pg.Pool): Promise<{ stop(): Promise<Cpu> }> => {
     return new Map(rows.map(({ pid }) => [pid, processTicks(pid)]));
   };
   const before = await backends();
+  const [someBackend] = before.keys();
+  const postmaster =
+    someBackend === undefined ? undefined : Number(statFields(someBackend)?.[1] ?? Number.NaN);
+  const reapedBefore = reapedTicks(postmaster);
   const node = process.cpuUsage();
   return {
     stop: async () => {
       const used = process.cpuUsage(node);
       const after = await backends();
-      let ticks: number | null = 0;
+      const reapedAfter = reapedTicks(postmaster);
+      let ticks: number | null =
+        reapedBefore === null || reapedAfter === null ? null : reapedAfter - reapedBefore;
       for (const [pid, now] of after) {
         if (now === null || ticks === null) ticks = null;
         else ticks += now - (before.get(pid) ?? 0);
@@ -571,6 +548,7 @@ const readOnly = async (
 const rebuild = async (
   database: Database,
   store: PostgresEventStore,
+  workers: number,
   signal: AbortSignal,
 ): Promise<Step> => {
   for (const projection of PROJECTIONS) {
@@ -586,6 +564,10 @@ const rebuild = async (
       projection,
       schema: shadowSchemaFor(projection),
       batchSize: REPLAY_BATCH_SIZE,
+      bulk: true,
+      ...(database.connectionString !== undefined && workers > 1
+        ? { parallel: { connectionString: database.connectionString, workers } }
+        : {}),
       signal,
     });
     events += result.events;
@@ -615,7 +597,7 @@ const rawCopy = async (database: Database, events: number): Promise<RawCopy> => 
       for (const table of projection.tables) {
         const target = `${RAW_SCHEMA}.${projection.name.replace(/-/g, '_')}_${table.name}`;
         await client.query(`CREATE TABLE ${target} (LIKE ${shadow}.${table.name})`);
-        const chunks = await copy(client, `COPY ${shadow}.${table.name} TO STDOUT`);
+        const chunks = await copyTo(client, `COPY ${shadow}.${table.name} TO STDOUT`);
         bytes += chunks.reduce((sum, chunk) => sum + chunk.length, 0);
         loads.push({ target, chunks });
       }
@@ -623,7 +605,7 @@ const rawCopy = async (database: Database, events: number): Promise<RawCopy> => 
     await client.query('CHECKPOINT');
     const meter = await cpuMeter(database.pool);
     const started = performance.now();
-    for (const load of loads) await copy(client, `COPY ${load.target} FROM STDIN`, load.chunks);
+    for (const load of loads) await copyFrom(client, `COPY ${load.target} FROM STDIN`, load.chunks);
     const elapsed = seconds(started);
     const cpu = await meter.stop();
     const counted = await client.query<{ rows: string }>(
@@ -705,7 +687,7 @@ const markdown = (result: Result): string => {
     line(['what', 'events', 'rows written', 'seconds', 'events/s', 'vs raw']),
     line(['---', '---:', '---:', '---:', '---:', '---:']),
     line([
-      `ours: \`replayProjection\` into a shadow schema, ${int(REPLAY_BATCH_SIZE)}-event batches`,
+      `ours: \`replayProjection\` (bulk, ${result.settings.workers} worker${result.settings.workers === 1 ? '' : 's'}) into a shadow schema`,
       int(ours.events),
       int(raw.rows),
       ours.seconds.toFixed(1),
@@ -729,9 +711,9 @@ const markdown = (result: Result): string => {
       (read.eventsPerSec / raw.eventsPerSec).toFixed(2),
     ]),
     '',
-    `- ours includes the handler's fold, its SQL and one commit per batch; the shadow's digests then took ${result.digestSeconds.toFixed(1)} s (replay computes them for the live and the shadow side). Peak RSS ${int(result.rssMiB)} MiB.`,
+    `- ours includes reading the log, the fold, every COPY and the index builds; the shadow's digests then took ${result.digestSeconds.toFixed(1)} s (replay computes them for the live and the shadow side). Peak RSS ${int(result.rssMiB)} MiB.`,
     `- events/s of raw = the events whose rows it wrote, per second of COPY; "vs raw" divides by it.`,
-    `- CPU seconds (this process + Postgres backends): ours ${cpuText(ours.cpu)}, raw ${cpuText(raw.cpu)}, reading ${cpuText(read.cpu)}; load average at the end ${os.loadavg()[0]?.toFixed(1) ?? '?'} (other work on the machine stretches wall times, not CPU seconds).`,
+    `- CPU seconds (this process, all its threads + the database server's processes, those that ended meanwhile included): ours ${cpuText(ours.cpu)}, raw ${cpuText(raw.cpu)}, reading ${cpuText(read.cpu)}; load average at the end ${os.loadavg()[0]?.toFixed(1) ?? '?'} (other work on the machine stretches wall times, not CPU seconds).`,
     '',
     `Headline: rebuild ours/raw = ${result.ratio.toFixed(2)} (target ≥ ${TARGET_RATIO}: ${verdict}).`,
   ].join('\n');
@@ -787,7 +769,7 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
         // Ours and raw each start with no dirty buffers of the steps before them.
         await database.pool.query('CHECKPOINT');
         say(`rebuilding ${PROJECTIONS.map((p) => p.name).join(', ')}…`);
-        const ours = await rebuild(database, store, signal);
+        const ours = await rebuild(database, store, settings.workers, signal);
         started = performance.now();
         for (const projection of PROJECTIONS) {
           await digestTables(database.pool, projection, shadowSchemaFor(projection));

@@ -259,7 +259,7 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
   };
 
   const subscribeToAll: EventStore['subscribeToAll'] = (subscribe: SubscribeOptions = {}) => {
-    validateReadAll({ fromPosition: subscribe.fromPosition });
+    validateReadAll({ fromPosition: subscribe.fromPosition, filter: subscribe.filter });
     return subscriptions.track(follow(subscribe));
   };
 

@@ -215,13 +215,25 @@ export const toFilterPlan = (filter: EventFilter = {}): FilterPlan => {
     : types
       ? eventTypeFilter({ prefixes: [...types] })
       : excludeSystemEvents();
+  const partition = filter.partition;
   return {
     server,
     accepts: (event) =>
       !isSystemEvent(event) &&
       (!prefixes || prefixes.some((prefix) => event.streamId.startsWith(prefix))) &&
-      (!types || types.has(event.type)),
+      (!types || types.has(event.type)) &&
+      (!partition || streamHash(event.streamId) % partition.count === partition.index),
   };
+};
+
+/** FNV-1a (32 bits) of a stream id: the partition hash here (EventStoreDB has none to offer). */
+export const streamHash = (streamId: string): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < streamId.length; i += 1) {
+    hash ^= streamId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 };
 
 // ---------------------------------------------------------------------------------------------

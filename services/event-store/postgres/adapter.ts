@@ -324,7 +324,10 @@ export const createPostgresEventStore = (
     },
 
     subscribeToAll: (subscribeOptions = {}) => {
-      validateReadAll({ fromPosition: subscribeOptions.fromPosition });
+      validateReadAll({
+        fromPosition: subscribeOptions.fromPosition,
+        filter: subscribeOptions.filter,
+      });
       const subscription = createPollingSubscription(
         {
           readPage: (after, maxCount, filter) =>

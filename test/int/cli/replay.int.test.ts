@@ -193,7 +193,8 @@ describe('cogitave replay', () => {
     // Progress goes to stderr as plain lines when it is not a terminal.
     expect(result.stderr).toMatch(/replay requests: 100% \d+\/\d+ events, \d+ events\/s/);
 
-    const json = await runCli(['replay', 'requests', '--json'], env, 60_000);
+    // One thread or three: the same rebuild.
+    const json = await runCli(['replay', 'requests', '--json', '--workers', '3'], env, 60_000);
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout) as {
       equal: boolean;
@@ -201,6 +202,11 @@ describe('cogitave replay', () => {
     };
     expect(report.equal).toBe(true);
     expect(report.projections).toHaveLength(1);
+    const single = await runCli(['replay', 'requests', '--json', '--workers', '1'], env, 60_000);
+    expect(single.code, single.stderr).toBe(0);
+    expect((JSON.parse(single.stdout) as typeof report).projections[0]?.tables).toEqual(
+      report.projections[0]?.tables,
+    );
     expect(report.projections[0]).toMatchObject({
       projection: 'requests',
       position: checkpoint!.position,
@@ -327,6 +333,16 @@ describe('cogitave replay', () => {
     const next = await runCli(['replay'], env, 60_000);
     expect(next.code, next.stderr).toBe(0);
   });
+
+  it.each(['0', '17', 'two'])(
+    'given --workers %s, when replayed, then it is a usage error saying what is allowed',
+    async (workers) => {
+      const result = await runCli(['replay', '--workers', workers], env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('expected a whole number from 1 to 16');
+      expect(result.stdout).toBe('');
+    },
+  );
 
   it('given an unknown projection, when replayed, then it is a usage error listing the known ones', async () => {
     const result = await runCli(['replay', 'requests', 'invoices'], env);

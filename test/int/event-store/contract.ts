@@ -338,6 +338,51 @@ export function describeEventStoreContract(
         expect(await store.readAll({ filter: { streamPrefixes: [`${p}b`] } })).toHaveLength(2);
       });
 
+      it('given streams, when the log is read by stream partition, then the partitions are disjoint, cover the filter and keep each stream whole and in order', async () => {
+        const p = prefix();
+        for (let i = 0; i < 12; i += 1) {
+          await store.append(`${p}${i}`, events(1 + (i % 3)), { expectedRevision: 'no_stream' });
+        }
+        const filter: EventFilter = { streamPrefixes: [p] };
+        const all = await readAllOnceVisible(store, filter, 24);
+        const parts = await Promise.all(
+          [0, 1, 2].map((index) =>
+            store.readAll({ filter: { ...filter, partition: { count: 3, index } } }),
+          ),
+        );
+        const ids = parts.flat().map((e) => e.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(new Set(ids)).toEqual(new Set(all.map((e) => e.id)));
+        const owners = new Map<string, number>();
+        parts.forEach((part, index) => {
+          expectStrictlyIncreasing(part.map((e) => e.position));
+          for (const event of part) {
+            expect(owners.get(event.streamId) ?? index).toBe(index);
+            owners.set(event.streamId, index);
+          }
+        });
+        // Twelve streams over three partitions: a hash that sent all to one would be no split.
+        expect(parts.filter((part) => part.length > 0).length).toBeGreaterThan(1);
+        expect(
+          await store.readAll({ filter: { ...filter, partition: { count: 1, index: 0 } } }),
+        ).toHaveLength(all.length);
+      });
+
+      it.each([
+        [{ count: 0, index: 0 }, /count must be an integer from 1 to 64/],
+        [{ count: 65, index: 0 }, /count must be an integer from 1 to 64/],
+        [{ count: 2, index: 2 }, /index must be an integer from 0 to 1/],
+        [{ count: 2, index: -1 }, /index must be an integer from 0 to 1/],
+        [{ count: 1.5, index: 0 }, /count must be an integer/],
+      ])(
+        'given partition %o, when reading the log, then InvalidArgument says what is allowed',
+        async (partition, message) => {
+          const error = await store.readAll({ filter: { partition } }).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(InvalidArgument);
+          expect((error as Error).message).toMatch(message);
+        },
+      );
+
       it('given an event, when read back, then data, metadata and chain fields are what was appended', async () => {
         const stream = `${prefix()}s`;
         const event = newEvent('Shaped', {

@@ -3,10 +3,9 @@ import { readCheckpoint } from '../../../projections/checkpoints.js';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection } from '../../../projections/replay.js';
 import { requestsProjection } from '../../../projections/requests/projection.js';
-import { createProjectionRunner } from '../../../projections/runner.js';
 import { tableIndexes } from '../../../projections/shadow-indexes.js';
 import type { Projection } from '../../../projections/types.js';
-import { bulkAppend, openTestBed, silentLogger, type TestBed } from './support/fixtures.js';
+import { bulkAppend, openTestBed, projectLive, type TestBed } from './support/fixtures.js';
 
 /**
  * A replay into a fresh shadow loads its tables with only the indexes writes rely on and
@@ -27,18 +26,7 @@ describe('replay into a fresh shadow', () => {
   beforeAll(async () => {
     bed = await openTestBed('postgres', 'proj_replay');
     await bulkAppend(bed.store, EVENTS, { prefix: 'req-rp' });
-    const runner = createProjectionRunner({
-      database: bed.database,
-      eventStore: bed.store,
-      logger: silentLogger,
-      projections: [requestsProjection],
-    });
-    runner.start();
-    try {
-      await runner.waitFor('requests', (s) => s.eventsApplied === EVENTS, 60_000);
-    } finally {
-      await runner.stop();
-    }
+    await projectLive(bed, EVENTS);
   });
 
   afterAll(async () => {

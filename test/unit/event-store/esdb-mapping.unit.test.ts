@@ -29,6 +29,7 @@ import {
   toClientPosition,
   toCogitaveError,
   toEventData,
+  streamHash,
   toFilterPlan,
   toPosition,
   type ClientRecordedEventLike,
@@ -294,6 +295,22 @@ describe('esdb mapping: filters', () => {
     expect(plan.accepts({ streamId: 'task-1', type: 'TaskClosed' })).toBe(true);
     expect(plan.accepts(task)).toBe(false);
     expect(plan.accepts({ streamId: 'user-1', type: 'TaskClosed' })).toBe(false);
+  });
+
+  it('given a stream partition, when planned, then each stream is accepted by exactly one partition and always the same one', () => {
+    const streams = Array.from({ length: 200 }, (_, i) => `task-${i}`);
+    const plans = [0, 1, 2, 3].map((index) =>
+      toFilterPlan({ streamPrefixes: ['task-'], partition: { count: 4, index } }),
+    );
+    const owners = streams.map((streamId) =>
+      plans.flatMap((plan, index) => (plan.accepts({ streamId, type: 'T' }) ? [index] : [])),
+    );
+    expect(owners.every((owner) => owner.length === 1)).toBe(true);
+    // Spread over all four, and stable: the same stream lands in the same partition again.
+    expect(new Set(owners.flat()).size).toBe(4);
+    expect(plans[owners[7]![0]!]!.accepts({ streamId: 'task-7', type: 'Other' })).toBe(true);
+    expect(streamHash('task-7')).toBe(streamHash('task-7'));
+    expect(plans[0]!.accepts({ streamId: 'user-1', type: 'T' })).toBe(false);
   });
 
   it('given a filter matching a system stream, when an event of it arrives, then it is skipped', () => {

@@ -10,7 +10,7 @@ import type { EventToAppend } from '../../../../services/event-store/types.js';
 import { createLogger, type Logger } from '../../../../services/runtime/logger.js';
 import type { RequestEvent } from '../../../../services/requests/events.js';
 import { requestStreamId } from '../../../../services/requests/events.js';
-import { projectionMigrationSets } from '../../../../projections/runner.js';
+import { createProjectionRunner, projectionMigrationSets } from '../../../../projections/runner.js';
 import { requestsProjection } from '../../../../projections/requests/projection.js';
 import type { Projection } from '../../../../projections/types.js';
 import { createThrowawayDatabase } from '../../../support/postgres.js';
@@ -273,4 +273,23 @@ export const bulkAppend = async (
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
   return streams.length;
+};
+
+/**
+ * Runs the requests projection live until it has applied `events` (what a replay is then
+ * compared with), and stops it.
+ */
+export const projectLive = async (bed: TestBed, events: number): Promise<void> => {
+  const runner = createProjectionRunner({
+    database: bed.database,
+    eventStore: bed.store,
+    logger: silentLogger,
+    projections: [requestsProjection],
+  });
+  runner.start();
+  try {
+    await runner.waitFor('requests', (s) => s.eventsApplied === events, 60_000);
+  } finally {
+    await runner.stop();
+  }
 };

@@ -1,0 +1,59 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../services/database/database.js';
+import { createPostgresEventStore } from '../services/event-store/postgres/adapter.js';
+import type { Position, StreamPartition } from '../services/event-store/types.js';
+import { PROJECTIONS } from '../services/runtime/app.js';
+import { createLogger } from '../services/runtime/logger.js';
+import { loadBulk } from './bulk-replay.js';
+
+/**
+ * A worker thread of a parallel bulk rebuild (`loadInWorkers`): its own connections, its own
+ * Postgres event store, one partition of the streams folded and copied in one transaction.
+ * The composition root of the thread.
+ */
+export interface BulkWorkerData {
+  readonly connectionString: string;
+  readonly projection: string;
+  readonly schema: string;
+  readonly partition: StreamPartition;
+  readonly until: Position;
+}
+
+export type BulkWorkerMessage =
+  | { readonly kind: 'batch'; readonly events: number; readonly position: Position }
+  | { readonly kind: 'done'; readonly events: number; readonly position: Position | null };
+
+const run = async (data: BulkWorkerData): Promise<void> => {
+  const port = parentPort;
+  if (!port) throw new Error('bulk-worker runs as a worker thread');
+  const projection = PROJECTIONS.find((candidate) => candidate.name === data.projection);
+  if (!projection) throw new Error(`no projection named "${data.projection}"`);
+  const logger = createLogger('silent');
+  // One connection reads ahead while the other holds the load's transaction.
+  const database = await openDatabase({
+    databaseUrl: data.connectionString,
+    dataDir: '',
+    poolSize: 2,
+    logger,
+  });
+  const eventStore = createPostgresEventStore({ database, logger });
+  try {
+    const loaded = await loadBulk({
+      pool: database.pool,
+      eventStore,
+      projection,
+      schema: data.schema,
+      partition: data.partition,
+      until: data.until,
+      onBatch: (events, position) => {
+        port.postMessage({ kind: 'batch', events, position } satisfies BulkWorkerMessage);
+      },
+    });
+    port.postMessage({ kind: 'done', ...loaded } satisfies BulkWorkerMessage);
+  } finally {
+    await eventStore.close();
+    await database.close();
+  }
+};
+
+await run(workerData as BulkWorkerData);
