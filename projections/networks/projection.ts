@@ -1,3 +1,4 @@
+import { oneLine } from '../one-line.js';
 import type { MigrationSet } from '../../services/database/migrate.js';
 import type { RecordedEvent } from '../../services/event-store/types.js';
 import { NETWORK_EVENT_TYPES, NETWORK_STREAM_PREFIX } from '../../services/networks/events.js';
@@ -31,8 +32,7 @@ const MAX_TITLE = 200;
 
 const titleOf = (summary: NetworkSummary): string => {
   const title = summary.description ? `${summary.name}: ${summary.description}` : summary.name;
-  const line = title.replace(/\s+/g, ' ').trim();
-  return line.length <= MAX_TITLE ? line : `${line.slice(0, MAX_TITLE - 1)}…`;
+  return oneLine(title, MAX_TITLE);
 };
 
 const columns = (names: readonly string[]): string => names.join(', ');

@@ -7,6 +7,7 @@ import type {
   RequestEvent,
   RequestLink,
 } from '../../services/requests/events.js';
+import { oneLine } from '../one-line.js';
 import { resourceUri, type ResourceWrite } from '../resources.js';
 
 /**
@@ -222,17 +223,7 @@ export const evolveRequest = (
 
 const MAX_SUMMARY = 200;
 
-/** Whitespace `clip` would change: other than single spaces, or at an end. */
-const UNTIDY_SPACE = /[^\S ]| {2}|^ | $/;
-
-const clip = (text: string): string => {
-  // Most summaries are tidy already; testing is cheaper than rewriting (once per event).
-  const line = UNTIDY_SPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
-  if (line.length <= MAX_SUMMARY) return line;
-  // Cut in UTF-16 units, never inside a surrogate pair.
-  const high = /[\uD800-\uDBFF]/.test(line.charAt(MAX_SUMMARY - 2));
-  return `${line.slice(0, high ? MAX_SUMMARY - 2 : MAX_SUMMARY - 1)}…`;
-};
+const clip = (text: string): string => oneLine(text, MAX_SUMMARY);
 
 /** One line for the history view. */
 export const summarize = (event: RequestEvent): string => {

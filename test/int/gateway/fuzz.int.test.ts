@@ -332,4 +332,10 @@ describe('fuzz: every tool through a real MCP client', () => {
     expect(tally.calls).toBeGreaterThanOrEqual(RUNS * ALL_TOOLS.length);
     expect(tally.appendedBySuccess).toBeGreaterThan(0);
   });
+
+  it('given the whole run, then every projection applied every accepted event (none stopped)', () => {
+    for (const status of app.projections.status()) {
+      expect(status.state, `${status.name}: ${JSON.stringify(status.error)}`).not.toBe('stopped');
+    }
+  });
 });
