@@ -49,6 +49,21 @@ export const READ_ONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/**
+ * The annotations of a tool that appends (a proposal, a network change) and never removes or
+ * overwrites: `idempotent` when the same call again changes nothing more, `openWorld` when it
+ * reaches outside (GitHub).
+ */
+export const appendOnly = (hints: {
+  readonly idempotent: boolean;
+  readonly openWorld: boolean;
+}): ToolAnnotations => ({
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: hints.idempotent,
+  openWorldHint: hints.openWorld,
+});
+
 export interface ToolContext {
   readonly services: GatewayServices;
   readonly caller: Caller;

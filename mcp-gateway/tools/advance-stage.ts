@@ -3,7 +3,7 @@ import { evidenceSchema } from '../../lifecycle/evidence.js';
 import { getRequest } from '../../projections/index.js';
 import { RequestNotFound } from '../../services/requests/errors.js';
 import { loadRequestAsOf } from '../../services/requests/time-travel.js';
-import { defineTool } from '../registry.js';
+import { appendOnly, defineTool } from '../registry.js';
 import { assertMayRead, requestIdArg, stageSchema } from './get-request.js';
 import { assertMayPropose, waitForReadModel } from './request-intake.js';
 
@@ -55,12 +55,7 @@ export const advanceStageTool = defineTool({
     'Proposes moving a request to another stage, with evidence for the current stage’s Definition of Done (see get_dod) and a rationale. It records a PROPOSAL only: the stage does not change until a maintainer merges the draft pull request opened for it on GitHub. Refused (as an error listing what is missing or allowed) when the transition is not allowed, the DoD is unmet, or another proposal is pending. Returns proposal_id and the draft PR link once it exists.',
   input,
   output,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: appendOnly({ idempotent: false, openWorld: true }),
   access: 'propose',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M5 12h12M13 6l6 6-6 6" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, context) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { attributesSchema, nodeIdSchema, weightSchema } from '../../services/networks/inputs.js';
-import { defineTool } from '../registry.js';
+import { appendOnly, defineTool } from '../registry.js';
 import {
   argText,
   commandMetaOf,
@@ -39,12 +39,7 @@ export const networkAddEdgeTool = defineTool({
     'Adds a directed, weighted edge from source to target, two existing nodes of a network. Not idempotent: every call adds a new edge, even when an identical one exists. Errors when the network or either node does not exist (add nodes with network_add_node first). Returns status, source, target and weight.',
   input,
   output,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: appendOnly({ idempotent: false, openWorld: false }),
   access: 'network-write',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, context) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { attributesSchema, nodeDataSchema, nodeIdSchema } from '../../services/networks/inputs.js';
-import { defineTool } from '../registry.js';
+import { appendOnly, defineTool } from '../registry.js';
 import {
   argText,
   commandMetaOf,
@@ -39,12 +39,7 @@ export const networkAddNodeTool = defineTool({
     'Adds a node (with optional JSON data and flat attributes) to an existing network. Adding a node ID that already exists changes nothing and answers status "duplicate". Errors when the network does not exist (create it with network_create). Returns status, node_id and a message.',
   input,
   output,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: appendOnly({ idempotent: true, openWorld: false }),
   access: 'network-write',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, context) => {

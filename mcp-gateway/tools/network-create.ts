@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandMetadata } from '../../services/requests/commands.js';
 import { descriptionSchema, networkNameSchema } from '../../services/networks/inputs.js';
 import { CogitaveError } from '../../services/runtime/errors.js';
-import { defineTool, type Caller, type ToolContext } from '../registry.js';
+import { appendOnly, type Caller, defineTool, type ToolContext } from '../registry.js';
 
 /**
  * `network_create`: creates a named network the `network_*` tools then build. Creating one
@@ -75,12 +75,7 @@ export const networkCreateTool = defineTool({
     'Creates an empty named network (a directed, weighted graph) to build with network_add_node and network_add_edge. Creating a network that already exists changes nothing and answers status "duplicate". Returns status, network_name and a message. The network is readable at cogitave://network/<network_name>.',
   input,
   output,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: appendOnly({ idempotent: true, openWorld: false }),
   access: 'network-write',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, context) => {

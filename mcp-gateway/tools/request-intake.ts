@@ -12,7 +12,7 @@ import { getRequest, REQUESTS_PROJECTION, resourceUri } from '../../projections/
 import type { EventStore, Position } from '../../services/event-store/types.js';
 import { requestStreamId } from '../../services/requests/events.js';
 import { CogitaveError } from '../../services/runtime/errors.js';
-import { defineTool, type Caller, type ToolContext } from '../registry.js';
+import { appendOnly, type Caller, defineTool, type ToolContext } from '../registry.js';
 import { documentOf, requestDocumentSchema } from './get-request.js';
 
 /**
@@ -109,12 +109,7 @@ export const requestIntakeTool = defineTool({
     'Proposes a new request (intake): title, problem, product, requester and measurable acceptance criteria. It creates a DRAFT in stage "proposed" and nothing else: a GitHub issue is opened for it, and a maintainer accepts or rejects it there. Returns request_id (req-YYYY-NNNN), the draft and the issue link once it exists. Check progress with get_request; propose the next stage with advance_stage.',
   input,
   output,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: appendOnly({ idempotent: false, openWorld: true }),
   access: 'propose',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M12 5v14M5 12h14" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, context) => {
