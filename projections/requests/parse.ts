@@ -2,12 +2,11 @@ import { z } from 'zod';
 import { STAGES } from '../../lifecycle/stages.js';
 import type { RecordedEvent } from '../../services/event-store/types.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
+import { eventDataParser } from '../event-data.js';
 
 /**
- * Checks the data of a stored Request event before it is folded: the log is read by code
- * newer or older than the code that wrote it, and a malformed event must stop the projection
- * with a message naming the field, not write a half-empty row. Only the fields the read model
- * uses are checked; unknown fields are kept as they are.
+ * The data of a stored Request event, checked before it is folded (see `eventDataParser`).
+ * Only the fields the read model uses are checked; unknown fields are kept as they are.
  */
 const stage = z.enum(STAGES);
 const via = z.enum(['github', 'local']);
@@ -68,23 +67,12 @@ const schemas = {
   RequestWithdrawn: z.looseObject({ requestId: id, withdrawnBy: text, reason: text }),
 } satisfies Record<RequestEvent['type'], z.ZodType>;
 
-const isRequestEventType = (type: string): type is RequestEvent['type'] => type in schemas;
+const parseData = eventDataParser('Request', schemas);
 
 /** The event as a typed Request event; throws with the offending fields otherwise. */
-export const parseRequestEvent = (event: RecordedEvent): RequestEvent => {
-  if (!isRequestEventType(event.type)) {
-    throw new Error(`${event.type} is not a Request event`);
-  }
-  const parsed = schemas[event.type].safeParse(event.data);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .map((issue) => `${issue.path.join('.') || 'data'}: ${issue.message}`)
-      .join('; ');
-    throw new Error(`${event.type} has invalid data (${issues})`);
-  }
+export const parseRequestEvent = (event: RecordedEvent): RequestEvent =>
   // The schema of `event.type` checked exactly the fields of that member of the union.
-  return { type: event.type, data: parsed.data } as RequestEvent;
-};
+  ({ type: event.type, data: parseData(event) }) as RequestEvent;
 
 /** `parseRequestEvent`, and the event must be stored on the stream of the request it names. */
 export const parseStoredRequestEvent = (recorded: RecordedEvent): RequestEvent => {
