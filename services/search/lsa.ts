@@ -79,7 +79,8 @@ export const createLsaEmbedder = (options: LsaOptions = {}): LsaEmbedder => {
   const dimensions = options.dimensions ?? 256;
   const analyze = options.analyze ?? createAnalyzer();
   // A custom analyzer is a function: it cannot cross to a worker.
-  const useWorker = (options.worker ?? true) && options.analyze === undefined;
+  const fitInWorker =
+    (options.worker ?? true) && options.analyze === undefined ? createWorkerFit() : undefined;
   const settings: FitSettings = {
     dimensions,
     minDf: options.minDocumentFrequency ?? 2,
@@ -144,7 +145,7 @@ export const createLsaEmbedder = (options: LsaOptions = {}): LsaEmbedder => {
     fit: async (documents) => {
       let result: FitResult;
       try {
-        result = useWorker ? await fitInWorker({ documents, settings }) : fitHere(documents);
+        result = fitInWorker ? await fitInWorker({ documents, settings }) : fitHere(documents);
       } catch (error) {
         // No worker could run it (a runtime without worker threads or the TypeScript loader):
         // the same fit on the event loop, same vectors.
@@ -169,37 +170,91 @@ class WorkerUnavailable extends Error {
   readonly code = 'LSA_WORKER_UNAVAILABLE';
 }
 
-/** Runs the fit in a worker thread (`lsa-worker`). */
-const fitInWorker = (request: FitRequest): Promise<FitResult> =>
-  new Promise<FitResult>((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = startModuleWorker(import.meta.url, 'lsa-worker', request);
-    } catch (error) {
-      reject(new WorkerUnavailable(`cannot start the LSA worker: ${(error as Error).message}`));
-      return;
-    }
-    let settled = false;
-    worker.once('message', (result: FitResult) => {
-      settled = true;
-      resolve(result);
-      void worker.terminate();
+/**
+ * How long a fit worker waits, idle, for the next fit. Refits come in bursts (a catalog being
+ * projected refits as it grows), and starting a worker is what costs: from TypeScript sources
+ * it loads the loader and compiles its modules again, seconds on a busy machine.
+ */
+const IDLE_WORKER_MS = 60_000;
+
+type Fit = (request: FitRequest) => Promise<FitResult>;
+
+/**
+ * Fits in one worker thread (`lsa-worker`), started at the first fit and kept until it has
+ * been idle for IDLE_WORKER_MS. Fits run one at a time. The worker holds the process open
+ * only while a fit runs; a worker that fails or exits is replaced at the next fit.
+ */
+const createWorkerFit = (): Fit => {
+  let worker: Worker | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const start = (): Worker => {
+    const started = startModuleWorker(import.meta.url, 'lsa-worker', undefined);
+    // Always listened to: an 'error' with no listener would throw in this process.
+    started.on('error', () => {
+      if (worker === started) worker = undefined;
     });
-    worker.once('error', (error: Error) => {
-      if (settled) return;
-      settled = true;
-      // Loading failures (module not found, unknown extension) mean no worker; anything else
-      // is a failure of the fit itself.
-      const code = (error as { code?: unknown }).code;
-      reject(
-        typeof code === 'string' && /^ERR_(MODULE|UNKNOWN_FILE|WORKER)/.test(code)
-          ? new WorkerUnavailable(error.message)
-          : error,
-      );
+    started.on('exit', () => {
+      if (worker === started) worker = undefined;
     });
-    worker.once('exit', (exitCode) => {
-      if (settled) return;
-      settled = true;
-      reject(new WorkerUnavailable(`the LSA worker exited with code ${exitCode} before replying`));
+    return started;
+  };
+
+  const fitOnce = (request: FitRequest): Promise<FitResult> =>
+    new Promise<FitResult>((resolve, reject) => {
+      clearTimeout(idleTimer);
+      let current: Worker;
+      try {
+        current = worker ?? start();
+      } catch (error) {
+        reject(new WorkerUnavailable(`cannot start the LSA worker: ${(error as Error).message}`));
+        return;
+      }
+      worker = current;
+      current.ref();
+      const done = (): void => {
+        current.off('message', onMessage);
+        current.off('error', onError);
+        current.off('exit', onExit);
+        current.unref();
+        idleTimer = setTimeout(() => {
+          if (worker === current) worker = undefined;
+          void current.terminate();
+        }, IDLE_WORKER_MS);
+        idleTimer.unref();
+      };
+      const onMessage = (result: FitResult): void => {
+        done();
+        resolve(result);
+      };
+      const onError = (error: Error): void => {
+        done();
+        void current.terminate();
+        // Loading failures (module not found, unknown extension) mean no worker; anything
+        // else is a failure of the fit itself.
+        const code = (error as { code?: unknown }).code;
+        reject(
+          typeof code === 'string' && /^ERR_(MODULE|UNKNOWN_FILE|WORKER)/.test(code)
+            ? new WorkerUnavailable(error.message)
+            : error,
+        );
+      };
+      const onExit = (exitCode: number): void => {
+        done();
+        reject(
+          new WorkerUnavailable(`the LSA worker exited with code ${exitCode} before replying`),
+        );
+      };
+      current.on('message', onMessage);
+      current.on('error', onError);
+      current.on('exit', onExit);
+      current.postMessage(request);
     });
-  });
+
+  return (request) => {
+    const fit = queue.then(() => fitOnce(request));
+    queue = fit.catch(() => undefined);
+    return fit;
+  };
+};

@@ -61,6 +61,30 @@ describe('LSA embedder', () => {
     expect([...query!]).toEqual([...same!]);
   });
 
+  it('given one embedder refitted on a growing corpus, when its fits run in the worker it keeps, then each equals the fit on the event loop', async () => {
+    const inWorker = createLsaEmbedder({ dimensions: 4 });
+    const here = createLsaEmbedder({ dimensions: 4, worker: false });
+    // Three fits, two of them started together: they queue on the one worker, in order.
+    const corpora = [corpus.slice(0, 5), corpus.slice(0, 7), corpus];
+    const [first, second] = await Promise.all([
+      inWorker.fit(corpora[0] ?? []),
+      inWorker.fit(corpora[1] ?? []),
+    ]);
+    const third = await inWorker.fit(corpora[2] ?? []);
+    for (const [fitted, texts] of [
+      [first, corpora[0]],
+      [second, corpora[1]],
+      [third, corpora[2]],
+    ] as const) {
+      const expected = await here.fit(texts ?? []);
+      expect(fitted.map((v) => [...v])).toEqual(expected.map((v) => [...v]));
+    }
+    // The model kept is the last fit's.
+    const [query] = await inWorker.embed(['event store'], 'query');
+    const [same] = await here.embed(['event store'], 'query');
+    expect([...query!]).toEqual([...same!]);
+  });
+
   it('given a corpus taking a while to fit, when fitted in a worker, then the event loop is not held for the fit', async () => {
     const big = Array.from(
       { length: 5000 },
