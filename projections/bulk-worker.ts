@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../services/database/database.js';
 import { createPostgresEventStore } from '../services/event-store/postgres/adapter.js';
 import type { Position, StreamPartition } from '../services/event-store/types.js';
-import { PROJECTIONS } from '../services/runtime/app.js';
+import { PROJECTIONS } from './registry.js';
 import { createLogger } from '../services/runtime/logger.js';
 import { loadBulk } from './bulk-replay.js';
 

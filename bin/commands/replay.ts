@@ -4,7 +4,7 @@ import os from 'node:os';
 import type { Database } from '../../services/database/database.js';
 import type { EventStore, Position } from '../../services/event-store/types.js';
 import { CogitaveError, InvalidArgument } from '../../services/runtime/errors.js';
-import { PROJECTIONS } from '../../services/runtime/app.js';
+import { PROJECTIONS } from '../../projections/registry.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { ensureCheckpoint } from '../../projections/checkpoints.js';
 import { createShadowTables, digestTables } from '../../projections/digest.js';

@@ -2,13 +2,10 @@ import {
   createChangeFeed,
   createProjectionRunner,
   projectionMigrationSets,
-  requestsProjection,
   type ChangeFeed,
-  type Projection,
   type ProjectionRunner,
 } from '../../projections/index.js';
-import { networksProjection } from '../../projections/networks/projection.js';
-import { catalogProjection } from '../../projections/catalog/projection.js';
+import { PROJECTIONS } from '../../projections/registry.js';
 import { openDatabase, type Database } from '../database/database.js';
 import { migrate } from '../database/migrate.js';
 import { mapDatabaseError } from '../database/transient.js';
@@ -23,13 +20,6 @@ import {
 import { createRequestCommandHandlers } from '../requests/handlers.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
-
-/** The read models: every command migrates them, `serve` runs them. One list for all. */
-export const PROJECTIONS: readonly Projection[] = [
-  requestsProjection,
-  networksProjection,
-  catalogProjection,
-];
 
 /**
  * The composition root: builds the database, runs migrations and picks the event store

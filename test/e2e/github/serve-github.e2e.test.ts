@@ -23,7 +23,7 @@ import {
   silentLogger,
   waitFor,
 } from '../../int/github/harness.js';
-import { PROJECTIONS } from '../../../services/runtime/app.js';
+import { PROJECTIONS } from '../../../projections/registry.js';
 
 /**
  * `cogitave serve` in GitHub mode, configured only through GITHUB_* variables pointing at the

@@ -18,7 +18,7 @@ import type {
   RequestCommandHandlers,
 } from '../../../services/requests/commands.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
-import { PROJECTIONS } from '../../../services/runtime/app.js';
+import { PROJECTIONS } from '../../../projections/registry.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { cliEnv, runCli, type CliResult } from '../../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
