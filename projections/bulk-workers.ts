@@ -23,7 +23,7 @@ export interface WorkersOptions {
  * Measured on a million events, 2 workers: 15.5 CPU-s and 73k events/s at the default,
  * 12.0–12.8 CPU-s and 84–88k events/s at 192 MB; 384 and 768 MB gained nothing more.
  */
-const YOUNG_GENERATION_MB = 192;
+export const YOUNG_GENERATION_MB = 192;
 
 /** The newest event of the projection's filter that readers can see now; null: none. */
 const visibleEnd = async (

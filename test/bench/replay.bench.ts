@@ -18,7 +18,9 @@
  *    REPLAY_BATCH_SIZE events).
  * 3. raw: the rows that rebuild produced, COPYed (FROM STDIN, text format) into plain tables
  *    with the same columns and no index or constraint: the cost of merely writing them.
- * 4. for scale, one pass reading the projection's events from the log (what any replay reads).
+ * 4. for scale, reading: each projection's events read exactly as the rebuild reads them (the
+ *    same worker threads, partitions and batches), and nothing done with them: the part of
+ *    ours that no fold or write can save.
  * Each step also reports its CPU seconds, of this process and of the database's server
  * processes (read from /proc when the server runs on this host): on a machine shared with
  * other work those stay put while wall times stretch.
@@ -33,6 +35,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { FORWARD_STAGES, type Stage } from '../../lifecycle/stages.js';
 import { digestTables } from '../../projections/digest.js';
+import { YOUNG_GENERATION_MB } from '../../projections/bulk-workers.js';
 import { replayProjection } from '../../projections/replay.js';
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { dropShadow, REPLAY_BATCH_SIZE, shadowSchemaFor } from '../../projections/shadow.js';
@@ -46,11 +49,13 @@ import {
   type PostgresEventStore,
 } from '../../services/event-store/postgres/adapter.js';
 import { insertChained, type ChainedRow } from '../../services/event-store/postgres/queries.js';
-import type { EventMetadata, Position } from '../../services/event-store/types.js';
+import type { EventMetadata } from '../../services/event-store/types.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
-import { PROJECTIONS } from '../../services/runtime/app.js';
+import { PROJECTIONS } from '../../projections/registry.js';
 import { createLogger } from '../../services/runtime/logger.js';
+import { startModuleWorker } from '../../services/runtime/module-worker.js';
 import { recordFigures } from './figures.js';
+import type { ReadWorkerData } from './replay-read.worker.js';
 
 const DEFAULT_EVENTS = 1_000_000;
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -460,7 +465,8 @@ const reapedTicks = (postmaster: number | undefined): number | null => {
  * benchmark database's backends, plus what backends that ended meanwhile used (the rebuild's
  * worker threads open and close their own connections; their time is added to the
  * postmaster's children's total when they end, with that of any other server process that
- * ended meanwhile, e.g. an autovacuum worker).
+ * ended meanwhile, e.g. an autovacuum worker). A backend of this database that was already
+ * running and ended meanwhile counts only its time since the start.
  */
 const cpuMeter = async (pool: pg.Pool): Promise<{ stop(): Promise<Cpu> }> => {
   const backends = async (): Promise<Map<number, number | null>> => {
@@ -485,6 +491,13 @@ const cpuMeter = async (pool: pg.Pool): Promise<{ stop(): Promise<Cpu> }> => {
       for (const [pid, now] of after) {
         if (now === null || ticks === null) ticks = null;
         else ticks += now - (before.get(pid) ?? 0);
+      }
+      // A backend that ended meanwhile (e.g. a pool connection closed when idle) added its
+      // whole life to the reaped total: what it had used before the step is not the step's.
+      for (const [pid, then] of before) {
+        if (after.has(pid)) continue;
+        if (then === null || ticks === null) ticks = null;
+        else ticks -= then;
       }
       // Linux counts in clock ticks of 1/100 s (USER_HZ).
       return {
@@ -516,29 +529,65 @@ const verifySample = async (store: PostgresEventStore, requests: number): Promis
   return checked;
 };
 
-/** One pass over each projection's events, doing nothing with them. */
+/** Reads one partition of the log in a worker thread (`replay-read.worker`); resolves its count. */
+const readPartition = (data: ReadWorkerData, signal: AbortSignal): Promise<number> =>
+  new Promise<number>((resolve, reject) => {
+    const thread = startModuleWorker(import.meta.url, 'replay-read.worker', data, {
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
+    const stop = (): void => {
+      void thread.terminate();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    let count: number | undefined;
+    thread.once('message', (events: number) => {
+      count = events;
+    });
+    thread.once('error', reject);
+    thread.once('exit', (code) => {
+      signal.removeEventListener('abort', stop);
+      if (count !== undefined) resolve(count);
+      else reject(new Error(`a reading worker stopped (exit code ${code}) before it finished`));
+    });
+  });
+
+/**
+ * Each projection's events read as the rebuild reads them, and nothing else: in `workers`
+ * threads by stream partition (one thread without a server URL), with the rebuild's batches,
+ * read-ahead and young generation. What a rebuild costs at the least, whatever it folds.
+ */
 const readOnly = async (
   database: Database,
   store: PostgresEventStore,
+  workers: number,
   signal: AbortSignal,
 ): Promise<Step> => {
+  const connectionString = database.connectionString;
+  if (connectionString === undefined) throw new Error('the reading step needs a server database');
   const meter = await cpuMeter(database.pool);
   const started = performance.now();
   let events = 0;
   for (const projection of PROJECTIONS) {
-    let from: Position | undefined;
-    for (;;) {
-      signal.throwIfAborted();
-      const page = await store.readAll({
-        ...(from === undefined ? {} : { fromPosition: from }),
-        maxCount: 10_000,
-        filter: projection.filter,
-      });
-      events += page.length;
-      const last = page.at(-1);
-      if (!last || page.length < 10_000) break;
-      from = last.position;
-    }
+    signal.throwIfAborted();
+    const [last] = await store.readAll({
+      direction: 'backwards',
+      maxCount: 1,
+      filter: projection.filter,
+    });
+    if (!last) continue;
+    const counts = await Promise.all(
+      Array.from({ length: workers }, (_, index) =>
+        readPartition(
+          {
+            connectionString,
+            filter: { ...projection.filter, partition: { count: workers, index } },
+            until: last.position,
+          },
+          signal,
+        ),
+      ),
+    );
+    events += counts.reduce((sum, count) => sum + count, 0);
   }
   const elapsed = seconds(started);
   return { ...step(events, elapsed), cpu: await meter.stop() };
@@ -703,7 +752,7 @@ const markdown = (result: Result): string => {
       '1.00',
     ]),
     line([
-      'for scale: reading the events from the log only',
+      `for scale: reading the events as ours does (${result.settings.workers} worker${result.settings.workers === 1 ? '' : 's'}), nothing else`,
       int(read.events),
       '0',
       read.seconds.toFixed(1),
@@ -778,7 +827,7 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
         say('raw COPY of the same rows…');
         const raw = await rawCopy(database, ours.events);
         say('reading the log…');
-        const read = await readOnly(database, store, signal);
+        const read = await readOnly(database, store, settings.workers, signal);
         const cpus = os.cpus();
         return {
           settings,

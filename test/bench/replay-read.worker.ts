@@ -1,0 +1,49 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { BULK_BATCH_SIZE } from '../../projections/bulk-replay.js';
+import { readBatches } from '../../projections/read-batches.js';
+import { openDatabase } from '../../services/database/database.js';
+import { createPostgresEventStore } from '../../services/event-store/postgres/adapter.js';
+import type { EventFilter, Position } from '../../services/event-store/types.js';
+import { createLogger } from '../../services/runtime/logger.js';
+
+/**
+ * A worker thread of bench:replay's reading step: one partition of a projection's events read
+ * exactly as a rebuild worker reads them (its own connections, `readBatches` with read-ahead,
+ * BULK_BATCH_SIZE), and nothing else. Posts the number of events read.
+ */
+export interface ReadWorkerData {
+  readonly connectionString: string;
+  readonly filter: EventFilter;
+  readonly until: Position;
+}
+
+const run = async (data: ReadWorkerData): Promise<void> => {
+  const port = parentPort;
+  if (!port) throw new Error('replay-read.worker runs as a worker thread');
+  const logger = createLogger('silent');
+  const database = await openDatabase({
+    databaseUrl: data.connectionString,
+    dataDir: '',
+    poolSize: 2,
+    logger,
+  });
+  const eventStore = createPostgresEventStore({ database, logger });
+  try {
+    let events = 0;
+    for await (const batch of readBatches({
+      eventStore,
+      filter: data.filter,
+      from: null,
+      until: data.until,
+      batchSize: BULK_BATCH_SIZE,
+    })) {
+      events += batch.length;
+    }
+    port.postMessage(events);
+  } finally {
+    await eventStore.close();
+    await database.close();
+  }
+};
+
+await run(workerData as ReadWorkerData);
