@@ -9,7 +9,7 @@ const CODE_ICON =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2"><path d="m8 6-6 6 6 6M16 6l6 6-6 6"/></svg>',
   ).toString('base64');
 
-const input = z.object({
+const input = z.strictObject({
   query: z.string().min(1).max(1000).describe('What the code should do or use (API names work).'),
   language: z
     .string()

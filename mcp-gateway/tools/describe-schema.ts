@@ -37,7 +37,7 @@ export const describeSchemaTool = defineTool({
   title: 'Describe the catalog schema',
   description:
     'Call this first when you are new to this server: it returns the closed vocabulary of the knowledge graph (node labels with their required and optional attributes and resource types, typed edges with the labels allowed at each end, the monikers in use and the resource URI template cogitave://{type}/{id}) plus a hint on planning multi-hop queries, so you can plan get_related / query_graph calls instead of listing the catalog.',
-  input: z.object({}),
+  input: z.strictObject({}),
   output,
   annotations: READ_ONLY,
   access: 'read',

@@ -33,7 +33,7 @@ export const docsFetchTool = defineTool({
   title: 'Fetch a catalog node',
   description:
     'Fetch one node of the knowledge graph (Doc, Article, Unit, Module, LearningPath, ADR, Skill, CodeSample) by uid: its full canonical content (Markdown body or code), attributes, monikers, contentHash, lastModified, resource URI and its typed edges in both directions. Give moniker to require a version ("latest" or a date). Unknown uids return an error listing the closest uids.',
-  input: z.object({
+  input: z.strictObject({
     uid: z.string().min(1).describe('Node uid, e.g. cogitave.core.architecture'),
     moniker: z.string().optional().describe('Docs version: "latest" (default) or YYYY-MM'),
   }),

@@ -22,7 +22,7 @@ export const componentScoresSchema = z.object({
   fused: z.number().describe('The ranking score: weighted fusion of the normalised components.'),
 });
 
-const input = z.object({
+const input = z.strictObject({
   query: z.string().min(1).max(1000).describe('What to look for, in words.'),
   types: z
     .array(z.enum(catalogLabels as [string, ...string[]]))

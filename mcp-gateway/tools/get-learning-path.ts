@@ -22,7 +22,7 @@ export const getLearningPathTool = defineTool({
   title: 'Learning path toward a target',
   description:
     'Prerequisite-ordered steps (units, modules, skills, docs) toward a target node: prerequisites first (prerequisiteOf edges), a module or learning path followed by its parts in order, a skill after what teaches it. Pass known_uids to skip what the learner already knows (with everything it covers). Returns the steps, their durations and the total; a cycle in the prerequisites is an error that names it.',
-  input: z.object({
+  input: z.strictObject({
     target_uid: z.string().min(1),
     known_uids: z.array(z.string()).max(1000).optional(),
   }),

@@ -22,7 +22,7 @@ export const getRelatedTool = defineTool({
   title: 'Typed neighbours of a node',
   description:
     'The typed-edge neighbourhood of a catalog node: nodes it points at (direction "out"), nodes pointing at it ("in") or both, up to depth 2, optionally only some edge types (partOf, dependsOn, xref, prerequisiteOf, supersedes, relatedTo, teaches, exampleOf; see describe_schema). Each result names the edge type, direction, depth and the node it was reached from.',
-  input: z.object({
+  input: z.strictObject({
     uid: z.string().min(1),
     edge_types: z.array(z.string()).optional().describe('Only follow these edge types'),
     direction: z.enum(['out', 'in', 'both']).optional().describe('Default both'),

@@ -13,7 +13,7 @@ const { maxHops, defaultLimit, maxLimit } = GRAPH_QUERY_BOUNDS;
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-const input = z.object({
+const input = z.strictObject({
   query: z
     .string()
     .min(1, { error: 'query must not be empty' })

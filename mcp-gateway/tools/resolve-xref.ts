@@ -6,7 +6,7 @@ export const resolveXrefTool = defineTool({
   title: 'Resolve a cross-reference',
   description:
     "Resolve a cross-reference found in catalog text (@uid, <xref:uid>, xref:uid, optionally ?view=moniker) to the node it names: its current resource URI, title and label. moniker overrides the link's ?view=. An unknown uid returns an error listing the closest uids and titles.",
-  input: z.object({
+  input: z.strictObject({
     xref: z.string().min(1).describe('@uid, <xref:uid>, xref:uid or a bare uid'),
     moniker: z.string().optional().describe('Docs version: "latest" or YYYY-MM'),
   }),
