@@ -1,10 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../services/database/database.js';
-import { createPostgresEventStore } from '../services/event-store/postgres/adapter.js';
 import type { Position, StreamPartition } from '../services/event-store/types.js';
 import { PROJECTIONS } from './registry.js';
-import { createLogger } from '../services/runtime/logger.js';
 import { loadBulk } from './bulk-replay.js';
+import { withWorkerStore } from './worker-store.js';
 
 /**
  * A worker thread of a parallel bulk rebuild (`loadInWorkers`): its own connections, its own
@@ -28,16 +26,7 @@ const run = async (data: BulkWorkerData): Promise<void> => {
   if (!port) throw new Error('bulk-worker runs as a worker thread');
   const projection = PROJECTIONS.find((candidate) => candidate.name === data.projection);
   if (!projection) throw new Error(`no projection named "${data.projection}"`);
-  const logger = createLogger('silent');
-  // One connection reads ahead while the other holds the load's transaction.
-  const database = await openDatabase({
-    databaseUrl: data.connectionString,
-    dataDir: '',
-    poolSize: 2,
-    logger,
-  });
-  const eventStore = createPostgresEventStore({ database, logger });
-  try {
+  await withWorkerStore(data.connectionString, async ({ database, eventStore }) => {
     const loaded = await loadBulk({
       pool: database.pool,
       eventStore,
@@ -50,10 +39,7 @@ const run = async (data: BulkWorkerData): Promise<void> => {
       },
     });
     port.postMessage({ kind: 'done', ...loaded } satisfies BulkWorkerMessage);
-  } finally {
-    await eventStore.close();
-    await database.close();
-  }
+  });
 };
 
 await run(workerData as BulkWorkerData);

@@ -1,10 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BULK_BATCH_SIZE } from '../../projections/bulk-replay.js';
 import { readBatches } from '../../projections/read-batches.js';
-import { openDatabase } from '../../services/database/database.js';
-import { createPostgresEventStore } from '../../services/event-store/postgres/adapter.js';
+import { withWorkerStore } from '../../projections/worker-store.js';
 import type { EventFilter, Position } from '../../services/event-store/types.js';
-import { createLogger } from '../../services/runtime/logger.js';
 
 /**
  * A worker thread of bench:replay's reading step: one partition of a projection's events read
@@ -20,15 +18,7 @@ export interface ReadWorkerData {
 const run = async (data: ReadWorkerData): Promise<void> => {
   const port = parentPort;
   if (!port) throw new Error('replay-read.worker runs as a worker thread');
-  const logger = createLogger('silent');
-  const database = await openDatabase({
-    databaseUrl: data.connectionString,
-    dataDir: '',
-    poolSize: 2,
-    logger,
-  });
-  const eventStore = createPostgresEventStore({ database, logger });
-  try {
+  await withWorkerStore(data.connectionString, async ({ eventStore }) => {
     let events = 0;
     for await (const batch of readBatches({
       eventStore,
@@ -40,10 +30,7 @@ const run = async (data: ReadWorkerData): Promise<void> => {
       events += batch.length;
     }
     port.postMessage(events);
-  } finally {
-    await eventStore.close();
-    await database.close();
-  }
+  });
 };
 
 await run(workerData as ReadWorkerData);
