@@ -2,10 +2,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, runCli } from '../support/cli.js';
+import { cliEnv, repoRoot, runCli } from '../support/cli.js';
 import { startGitHubDouble, type GitHubDouble } from '../support/github-double/index.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
 import { startServe, type StartedServe } from '../topology/processes.js';
@@ -51,6 +52,28 @@ const status = async (url: string, init?: RequestInit): Promise<number> =>
 
 const readyz = async (url: string): Promise<Record<string, unknown>> =>
   (await (await fetch(`${url}/readyz`)).json()) as Record<string, unknown>;
+
+/** The request ids `list_requests` shows for a product, once the projector has applied `id`. */
+const listedOnceApplied = async (
+  client: Client,
+  product: string,
+  id: string,
+): Promise<string[]> => {
+  const listed = async (): Promise<string[]> => {
+    const result = (await client.callTool({
+      name: 'list_requests',
+      arguments: { product },
+    })) as { structuredContent?: { results: { request_id: string }[] } };
+    return (result.structuredContent?.results ?? []).map((row) => row.request_id);
+  };
+  const deadline = Date.now() + 20_000;
+  let ids = await listed();
+  while (!ids.includes(id) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    ids = await listed();
+  }
+  return ids;
+};
 
 beforeAll(async () => {
   db = await createThrowawayDatabase('roles_e2e');
@@ -171,18 +194,7 @@ describe('a gateway, a projector and a reactor in three processes', () => {
         'the intake issue',
         30_000,
       );
-      const listed = async (): Promise<string[]> => {
-        const result = (await client.callTool({
-          name: 'list_requests',
-          arguments: { product: 'core' },
-        })) as { structuredContent?: { results: { request_id: string }[] } };
-        return (result.structuredContent?.results ?? []).map((row) => row.request_id);
-      };
-      const deadline = Date.now() + 20_000;
-      while (!(await listed()).includes(requestId) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(await listed()).toEqual([requestId]);
+      expect(await listedOnceApplied(client, 'core', requestId)).toEqual([requestId]);
       expect(double.violations).toEqual([]);
     } finally {
       await client.close();
@@ -190,5 +202,45 @@ describe('a gateway, a projector and a reactor in three processes', () => {
 
     const exits = await Promise.all(started.map((entry) => entry.process.stop()));
     expect(exits).toEqual([0, 0, 0]);
+    started.length = 0;
+  });
+
+  it('given a gateway role over stdio on the shared Postgres, when a local client lists and reads, then its proposals are recorded, the projector applies them, and its stdout carries only MCP', async () => {
+    const projector = await serve('projector');
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--role', 'gateway', '--stdio'],
+      cwd: repoRoot,
+      env: roleEnv() as Record<string, string>,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const client = new Client({ name: 'roles-e2e-stdio', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(18);
+      // A proposal over stdio is recorded by this gateway and applied by the projector.
+      const intake = (await client.callTool({
+        name: 'request_intake',
+        arguments: {
+          title: 'Filter the audit trail by actor (stdio)',
+          problem: 'Auditors scroll through every event to find one actor, which takes an hour.',
+          product: 'audit',
+          requester: 'audit-team',
+          acceptance_criteria: ['Filtering 10000 events by actor takes under 1 second'],
+        },
+      })) as { isError?: boolean; structuredContent?: { request_id: string } };
+      expect(intake.isError).toBeFalsy();
+      const requestId = intake.structuredContent?.request_id;
+      expect(await listedOnceApplied(client, 'audit', requestId ?? '')).toEqual([requestId]);
+      // Logs went to stderr, and they say which role and transport this is.
+      expect(stderr.join('')).toMatch(/"role":"gateway".*"transport":"stdio"/);
+    } finally {
+      await client.close();
+    }
+    expect(await projector.process.stop()).toBe(0);
+    started.length = 0;
   });
 });
