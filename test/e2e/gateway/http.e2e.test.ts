@@ -14,6 +14,7 @@ import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 import {
   callEveryTool,
+  listAndCallEveryTool,
   eventually,
   ingestShippedCorpus,
   startGateway,
@@ -106,17 +107,7 @@ describe('tools on both protocol revisions', () => {
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(client.getInstructions()).toContain('describe_schema');
-      const { tools } = await client.listTools();
-      expect(tools).toHaveLength(ALL_TOOLS.length);
-      await callEveryTool(
-        tools,
-        (name, args) =>
-          client.callTool({
-            name,
-            arguments: args as Record<string, unknown>,
-          }) as Promise<ToolResult>,
-        'v2',
-      );
+      await listAndCallEveryTool(client, 'v2');
     } finally {
       await client.close();
     }

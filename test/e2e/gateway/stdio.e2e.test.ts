@@ -3,15 +3,13 @@ import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/clien
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { cliEnv, repoRoot } from '../../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 import {
-  callEveryTool,
+  listAndCallEveryTool,
   ingestShippedCorpus,
   startGateway,
   waitForProjections,
-  type ToolResult,
 } from './support.js';
 
 /**
@@ -62,17 +60,7 @@ describe('cogitave serve --stdio', () => {
     try {
       expect(negotiated).toBe('2025-11-25');
       expect(client.getServerVersion()?.name).toBe('cogitave-core');
-      const { tools } = await client.listTools();
-      expect(tools).toHaveLength(ALL_TOOLS.length);
-      await callEveryTool(
-        tools,
-        (name, args) =>
-          client.callTool({
-            name,
-            arguments: args as Record<string, unknown>,
-          }) as Promise<ToolResult>,
-        'stdio_v1',
-      );
+      await listAndCallEveryTool(client, 'stdio_v1');
     } finally {
       await client.close();
     }
@@ -86,17 +74,7 @@ describe('cogitave serve --stdio', () => {
     await client.connect(new ModernStdio(serverParams()));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-      const { tools } = await client.listTools();
-      expect(tools).toHaveLength(ALL_TOOLS.length);
-      await callEveryTool(
-        tools,
-        (name, args) =>
-          client.callTool({
-            name,
-            arguments: args as Record<string, unknown>,
-          }) as Promise<ToolResult>,
-        'stdio_v2',
-      );
+      await listAndCallEveryTool(client, 'stdio_v2');
       const bad = await client.callTool({ name: 'get_request', arguments: { request_id: 'nope' } });
       expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toContain('request_id');

@@ -178,3 +178,21 @@ export const callEveryTool = async (
     if (name === 'request_intake') state.requestId = result.structuredContent?.request_id as string;
   }
 };
+
+/** A client of either SDK, as far as listing and calling tools goes. */
+export interface ToolClient {
+  listTools(): Promise<{ tools: { name: string; outputSchema?: Record<string, unknown> }[] }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+}
+
+/** Lists the tools (every one of ALL_TOOLS) and calls each with its sample (`callEveryTool`). */
+export const listAndCallEveryTool = async (client: ToolClient, suffix: string): Promise<void> => {
+  const { tools } = await client.listTools();
+  expect(tools).toHaveLength(ALL_TOOLS.length);
+  await callEveryTool(
+    tools,
+    (name, args) =>
+      client.callTool({ name, arguments: args as Record<string, unknown> }) as Promise<ToolResult>,
+    suffix,
+  );
+};
