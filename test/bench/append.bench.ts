@@ -26,6 +26,7 @@ import {
 } from '../../services/event-store/postgres/adapter.js';
 import type { EventToAppend, ExpectedRevision } from '../../services/event-store/types.js';
 import { createLogger } from '../../services/runtime/logger.js';
+import { runBench, UsageError } from './cli.js';
 import { recordFigures } from './figures.js';
 
 type Backend = 'postgres' | 'pglite';
@@ -54,9 +55,6 @@ interface Settings {
   readonly serverUrl: string;
   readonly pgliteParent: string | undefined;
 }
-
-class UsageError extends Error {}
-class Interrupted extends Error {}
 
 const isBackend = (value: string): value is Backend =>
   (BACKENDS as readonly string[]).includes(value);
@@ -584,20 +582,13 @@ const writeJson = (
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const main = async (): Promise<number> => {
-  let settings: Settings;
-  try {
-    settings = readSettings();
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}\n`);
-    return 2;
-  }
-  // Ctrl-C stops the writers (at their next append on a server, after the phase on PGlite) and
-  // lets the cleanup below run.
+const main = async (settings: Settings, signal: AbortSignal): Promise<void> => {
+  // Ctrl-C (runBench) stops the writers, at their next append on a server, after the phase on
+  // PGlite, and lets the cleanup run. A writer that fails stops the others through this
+  // controller alone, so its error is reported as the failure it is.
   const stop = new AbortController();
-  process.once('SIGINT', () => {
-    stop.abort(new Interrupted('interrupted'));
+  signal.addEventListener('abort', () => {
+    stop.abort(signal.reason);
   });
   const results: Result[] = [];
   const cpus = os.cpus();
@@ -607,22 +598,11 @@ const main = async (): Promise<number> => {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
   };
-  try {
-    if (settings.backends.includes('postgres')) {
-      machine = { ...machine, postgresServer: await benchServer(settings, stop, results) };
-    }
-    if (settings.backends.includes('pglite')) {
-      machine = { ...machine, pglite: await benchPglite(settings, stop, results) };
-    }
-  } catch (error) {
-    if (error instanceof Interrupted) {
-      process.stderr.write('interrupted\n');
-      return 130;
-    }
-    process.stderr.write(
-      `benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    return 1;
+  if (settings.backends.includes('postgres')) {
+    machine = { ...machine, postgresServer: await benchServer(settings, stop, results) };
+  }
+  if (settings.backends.includes('pglite')) {
+    machine = { ...machine, pglite: await benchPglite(settings, stop, results) };
   }
   printReport(machine, settings, results);
   if (settings.jsonFile !== undefined) writeJson(settings.jsonFile, machine, settings, results);
@@ -643,7 +623,6 @@ const main = async (): Promise<number> => {
       };
     }),
   );
-  return 0;
 };
 
-process.exitCode = await main();
+process.exitCode = await runBench({ usage: USAGE, readSettings, run: main });

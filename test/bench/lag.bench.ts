@@ -49,6 +49,7 @@ import type {
 } from '../../services/event-store/types.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
 import { createLogger, redactUrl } from '../../services/runtime/logger.js';
+import { Interrupted, runBench, UsageError } from './cli.js';
 import { recordFigures } from './figures.js';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -70,9 +71,6 @@ interface Settings {
   readonly jsonFile: string | undefined;
   readonly serverUrl: string;
 }
-
-class UsageError extends Error {}
-class Interrupted extends Error {}
 
 const readSettings = (): Settings => {
   let values: { seconds?: string; writers?: string; json?: string };
@@ -640,56 +638,32 @@ const printReport = (machine: Machine, settings: Settings, results: readonly Res
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const main = async (): Promise<number> => {
-  let settings: Settings;
-  try {
-    settings = readSettings();
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}\n`);
-    return 2;
-  }
-  // Ctrl-C stops the writers at their next append and lets the cleanup below run.
-  const stop = new AbortController();
-  process.once('SIGINT', () => {
-    stop.abort(new Interrupted('interrupted'));
-  });
+// Ctrl-C (runBench) stops the writers at their next append and lets the cleanup run.
+const main = async (settings: Settings, signal: AbortSignal): Promise<void> => {
   const cpus = os.cpus();
   const results: Result[] = [];
-  let machine: Machine;
-  try {
-    const server = await describeServer(settings.serverUrl);
-    machine = {
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-      memoryGiB: os.totalmem() / 2 ** 30,
-      loadAverage: os
-        .loadavg()
-        .map((n) => n.toFixed(2))
-        .join(' '),
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      postgresServer: server.server,
-      otherActiveSessions: server.otherActive,
-    };
-    for (const writers of settings.writers) {
-      const result = await withThrowawayDatabase(settings.serverUrl, (url) =>
-        runConfiguration(url, writers, settings, stop.signal),
-      );
-      results.push(result);
-      process.stderr.write(
-        `writers=${writers}: ${result.appendsPerSec.toFixed(0)} appends/s, visible p50 ${fixed(result.visible.p50Ms, 2)} / p99 ${fixed(result.visible.p99Ms, 2)} ms, NOTIFY p50 ${fixed(result.notified.p50Ms, 2)} / p99 ${fixed(result.notified.p99Ms, 2)} ms\n`,
-      );
-    }
-  } catch (error) {
-    if (error instanceof Interrupted || stop.signal.aborted) {
-      process.stderr.write('interrupted\n');
-      return 130;
-    }
-    process.stderr.write(
-      `benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  const server = await describeServer(settings.serverUrl);
+  const machine: Machine = {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGiB: os.totalmem() / 2 ** 30,
+    loadAverage: os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' '),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    postgresServer: server.server,
+    otherActiveSessions: server.otherActive,
+  };
+  for (const writers of settings.writers) {
+    const result = await withThrowawayDatabase(settings.serverUrl, (url) =>
+      runConfiguration(url, writers, settings, signal),
     );
-    return 1;
+    results.push(result);
+    process.stderr.write(
+      `writers=${writers}: ${result.appendsPerSec.toFixed(0)} appends/s, visible p50 ${fixed(result.visible.p50Ms, 2)} / p99 ${fixed(result.visible.p99Ms, 2)} ms, NOTIFY p50 ${fixed(result.notified.p50Ms, 2)} / p99 ${fixed(result.notified.p99Ms, 2)} ms\n`,
+    );
   }
   printReport(machine, settings, results);
   recordFigures(
@@ -728,7 +702,6 @@ const main = async (): Promise<number> => {
       )}\n`,
     );
   }
-  return 0;
 };
 
-process.exitCode = await main();
+process.exitCode = await runBench({ usage: USAGE, readSettings, run: main });

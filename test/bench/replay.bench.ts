@@ -54,6 +54,7 @@ import { requestStreamId, type RequestEvent } from '../../services/requests/even
 import { PROJECTIONS } from '../../projections/registry.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { startModuleWorker } from '../../services/runtime/module-worker.js';
+import { runBench, UsageError, wholeNumber } from './cli.js';
 import { recordFigures } from './figures.js';
 import type { ReadWorkerData } from './replay-read.worker.js';
 
@@ -68,9 +69,6 @@ const RAW_SCHEMA = 'bench_raw';
 const USAGE =
   'Usage: tsx test/bench/replay.bench.ts [--events <n>] [--workers <n>] [--seed <n>] [--json <file>]';
 
-class UsageError extends Error {}
-class Interrupted extends Error {}
-
 // ---------------------------------------------------------------------------------------------
 // Command line
 
@@ -82,14 +80,6 @@ interface Settings {
   readonly jsonFile: string | undefined;
   readonly serverUrl: string;
 }
-
-const wholeNumber = (value: string, what: string): number => {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`${what} must be a whole number of at least 1 (got "${value}")`);
-  }
-  return n;
-};
 
 const readSettings = (): Settings => {
   let values: { events?: string; seed?: string; json?: string; workers?: string };
@@ -863,33 +853,7 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
   }
 };
 
-const main = async (): Promise<number> => {
-  let settings: Settings;
-  try {
-    settings = readSettings();
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}\n`);
-    return 2;
-  }
-  // Ctrl-C stops at the next chunk or batch and lets the database be dropped.
-  const stop = new AbortController();
-  process.once('SIGINT', () => {
-    stop.abort(new Interrupted('interrupted'));
-  });
-  let result: Result;
-  try {
-    result = await run(settings, stop.signal);
-  } catch (error) {
-    if (stop.signal.aborted) {
-      process.stderr.write('interrupted; the throwaway database was dropped\n');
-      return 130;
-    }
-    process.stderr.write(
-      `benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    return 1;
-  }
+const report = (result: Result, settings: Settings): void => {
   process.stdout.write(`${markdown(result)}\n`);
   recordFigures([
     {
@@ -906,7 +870,13 @@ const main = async (): Promise<number> => {
   if (settings.jsonFile !== undefined) {
     writeFileSync(settings.jsonFile, `${JSON.stringify(result, null, 2)}\n`);
   }
-  return 0;
 };
 
-process.exitCode = await main();
+process.exitCode = await runBench({
+  usage: USAGE,
+  readSettings,
+  run: async (settings, signal) => {
+    report(await run(settings, signal), settings);
+  },
+  interrupted: 'interrupted; the throwaway database was dropped',
+});
