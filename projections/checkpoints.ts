@@ -1,5 +1,5 @@
 import type { MigrationSet } from '../services/database/migrate.js';
-import type { Queryable } from '../services/event-store/postgres/queries.js';
+import type { Queryable } from '../services/database/queryable.js';
 import type { Position } from '../services/event-store/types.js';
 import type { FailedEvent } from './types.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { assertSchemaName } from './apply-batch.js';
 import { deleteCheckpoint } from './checkpoints.js';
-import type { Queryable } from '../services/event-store/postgres/queries.js';
+import type { Queryable, SessionClient } from '../services/database/queryable.js';
 import { copyLiveIndexes } from './shadow-indexes.js';
 import { READ_MODEL_SCHEMA, type Projection, type ProjectionTable } from './types.js';
 
@@ -70,7 +70,7 @@ export const digestTables = async (
  * REPEATABLE READ one that also reads the checkpoint, so rows and position agree).
  */
 export const digestTablesIn = async (
-  client: Pick<pg.PoolClient, 'query'>,
+  client: SessionClient,
   projection: Projection,
   schema: string = READ_MODEL_SCHEMA,
   options: DigestOptions = {},

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Position } from '../services/event-store/types.js';
 import { canonicalDocumentJson } from './canonical-json.js';
-import type { Queryable } from '../services/event-store/postgres/queries.js';
+import type { Queryable } from '../services/database/queryable.js';
 import { CopyText } from '../services/database/copy.js';
 import type { BulkRows, ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../services/event-store/postgres/queries.js';
+import type { Queryable } from '../services/database/queryable.js';
 import { READ_MODEL_SCHEMA } from './types.js';
 
 /**

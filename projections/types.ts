@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import type { MigrationSet } from '../services/database/migrate.js';
+import type { SessionClient } from '../services/database/queryable.js';
 import type { EventFilter, Position, RecordedEvent } from '../services/event-store/types.js';
 
 /** The schema live read models are written to; replays write to shadow schemas instead. */
@@ -10,7 +10,7 @@ export const READ_MODEL_SCHEMA = 'read_model';
  * handler names its tables unqualified (`requests`, `resources`) and the same code rebuilds a
  * shadow schema.
  */
-export type ProjectionTransaction = Pick<pg.PoolClient, 'query'>;
+export type ProjectionTransaction = SessionClient;
 
 /** A table a projection writes, for digests (replay/verify) and rebuilds. */
 export interface ProjectionTable {

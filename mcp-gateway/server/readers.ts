@@ -1,4 +1,4 @@
-import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import type { Queryable } from '../../services/database/queryable.js';
 
 /**
  * Reads the JSON document of one resource (`cogitave://{type}/{id}`) from its projection.

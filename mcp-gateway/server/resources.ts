@@ -10,7 +10,7 @@ import {
   resourceContentHash,
   type ResourceEntry,
 } from '../../projections/resources.js';
-import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import type { Queryable } from '../../services/database/queryable.js';
 import { NODE_LABELS, RESOURCE_URI_TEMPLATE } from '../../services/catalog/vocabulary.js';
 import type { Caller } from '../registry.js';
 import { mayRead, mayReadType } from './grants.js';

@@ -1,7 +1,7 @@
 import type { NodeContent, NodeEdge } from '../../services/catalog/content.js';
 import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../../services/catalog/content.js';
 import { labelForResourceType } from '../../services/catalog/vocabulary.js';
-import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import type { Queryable } from '../../services/database/queryable.js';
 import { getResource } from '../resources.js';
 import { catalogNodeUri } from './projection.js';
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import type { Queryable } from '../../services/database/queryable.js';
 import { resourceContentHash } from '../resources.js';
 import { fromNetworkRow, NETWORK_COLUMNS, type NetworkRow } from './rows.js';
 import { isoTime, networkDocument, type NetworkDocument, type NetworkSummary } from './state.js';

@@ -1,5 +1,5 @@
 import type { Stage } from '../../lifecycle/stages.js';
-import type { Queryable } from '../../services/event-store/postgres/queries.js';
+import type { Queryable } from '../../services/database/queryable.js';
 import type { Position } from '../../services/event-store/types.js';
 import { fromRequestRow, REQUEST_COLUMNS, type RequestRow } from './rows.js';
 import type { RequestState, RequestStatus } from './state.js';

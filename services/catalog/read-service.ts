@@ -11,7 +11,7 @@ import {
   type CatalogNodeSummary,
 } from '../../projections/catalog/queries.js';
 import { catalogNodeUri } from '../../projections/catalog/projection.js';
-import type { Queryable } from '../event-store/postgres/queries.js';
+import type { Queryable } from '../database/queryable.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
 import { findLearningPath, type LearningGraph } from './learning-path.js';
 import {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { SessionClient } from './queryable.js';
 
 /**
  * COPY through node-postgres: the protocol's copy-in and copy-out, as pg-copy-streams does
@@ -76,7 +77,7 @@ class CopyQuery implements pg.Submittable {
 
 /** `COPY … FROM STDIN` with `chunks` as the data (text format unless the statement says). */
 export const copyFrom = async (
-  client: Pick<pg.PoolClient, 'query'>,
+  client: SessionClient,
   statement: string,
   chunks: readonly (Buffer | string)[],
 ): Promise<void> => {
@@ -84,10 +85,8 @@ export const copyFrom = async (
 };
 
 /** `COPY … TO STDOUT`: what the server sent, as it sent it. */
-export const copyTo = async (
-  client: Pick<pg.PoolClient, 'query'>,
-  statement: string,
-): Promise<Buffer[]> => client.query(new CopyQuery(statement, [])).done;
+export const copyTo = async (client: SessionClient, statement: string): Promise<Buffer[]> =>
+  client.query(new CopyQuery(statement, [])).done;
 
 const SPECIAL = /[\\\n\r\t]/;
 const SPECIALS = /[\\\n\r\t]/g;

@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import type { MigrationSet } from '../database/migrate.js';
+import type { Queryable } from '../database/queryable.js';
 import type { Position } from '../event-store/types.js';
 
 /** The reactor's tables (checkpoint, failures), migrated by the composition root. */
@@ -7,8 +7,6 @@ export const githubReactorMigrations: MigrationSet = {
   owner: 'github-reactor',
   directory: new URL('./migrations/', import.meta.url),
 };
-
-type Queryable = Pick<pg.Pool, 'query'>;
 
 export interface ReactorFailure {
   readonly eventId: string;

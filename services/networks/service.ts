@@ -12,7 +12,7 @@ import {
   type NetworkResource,
 } from '../../projections/networks/queries.js';
 import type { NetworkSummary } from '../../projections/networks/state.js';
-import type { Queryable } from '../event-store/postgres/queries.js';
+import type { Queryable } from '../database/queryable.js';
 import type { EventStore } from '../event-store/types.js';
 import type { CommandMetadata } from '../requests/commands.js';
 import { InvalidArgument } from '../runtime/errors.js';

@@ -1,4 +1,4 @@
-import type { Queryable } from '../event-store/postgres/queries.js';
+import type { Queryable } from '../database/queryable.js';
 import type { CatalogEdge, CatalogNode } from './documents.js';
 
 /** Typed reads of the catalog read model for the search index. */

@@ -1,5 +1,5 @@
 import type { ChangeSignal } from '../../projections/change-feed.js';
-import type { Queryable } from '../event-store/postgres/queries.js';
+import type { Queryable } from '../database/queryable.js';
 import { InvalidArgument, Unavailable } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import { labelNames, labelSpec, MONIKER_PATTERN } from '../catalog/vocabulary.js';

@@ -1,5 +1,6 @@
 import type { Database } from '../../database/database.js';
 import type { MigrationSet } from '../../database/migrate.js';
+import type { Queryable } from '../../database/queryable.js';
 import { CogitaveError } from '../../runtime/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
@@ -29,7 +30,6 @@ import {
   type AppendRow,
   type ChainedRow,
   type InsertedRow,
-  type Queryable,
 } from './queries.js';
 import { createPollingSubscription } from './subscription.js';
 import { mapDatabaseError } from '../../database/transient.js';

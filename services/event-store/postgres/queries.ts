@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Queryable } from '../../database/queryable.js';
 import { decodePosition, encodePosition } from '../position.js';
 import type {
   Direction,
@@ -8,9 +8,6 @@ import type {
   RecordedEvent,
   StreamPartition,
 } from '../types.js';
-
-/** Anything that runs a query: the pool, or a client inside a caller's transaction. */
-export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 interface EventRow {
   position: string;
