@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { readPackageInfo } from '../services/runtime/package-info.js';
+import { readPackageInfo } from './package-info.js';
 import { isCogitaveError, type ErrorCode } from '../services/runtime/errors.js';
 import { configCommand } from './commands/config.js';
 import { eventsCommand } from './commands/events.js';

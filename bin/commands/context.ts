@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { createApp, type App } from '../../services/runtime/app.js';
+import { createApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../../services/runtime/config.js';
 import { createLogger, type Logger } from '../../services/runtime/logger.js';
 

@@ -7,7 +7,7 @@ import { foldRequestView } from '../../services/github/render.js';
 import type { RequestCommandHandlers } from '../../services/requests/commands.js';
 import { requestStreamId } from '../../services/requests/events.js';
 import { createRequestCommandHandlers } from '../../services/requests/handlers.js';
-import type { App } from '../../services/runtime/app.js';
+import type { App } from '../app.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../../services/runtime/errors.js';
 import { withApp } from './context.js';
 

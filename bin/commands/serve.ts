@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { assertSafeBind, createTokenAuth, loadTokenTable } from '../../mcp-gateway/auth/tokens.js';
 import { startHttpServer } from '../../mcp-gateway/http/server.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
-import { createApp, type App } from '../../services/runtime/app.js';
+import { createApp, type App } from '../app.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { commandLogger } from './context.js';

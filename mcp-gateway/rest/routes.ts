@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readPackageInfo } from '../../services/runtime/package-info.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { HttpRoute } from '../http/server.js';
 import type { Caller, ToolDefinition } from '../registry.js';
@@ -31,8 +30,8 @@ export type CallerResolver = (req: IncomingMessage) => Promise<Caller | null> | 
 export interface RestSurfaceOptions {
   /** Default: ALL_TOOLS. */
   readonly tools?: readonly ToolDefinition[];
-  /** Version in the OpenAPI document; default the package's. */
-  readonly version?: string;
+  /** Version in the OpenAPI document (the package's). */
+  readonly version: string;
   readonly serverUrl?: string;
   readonly logger?: Logger;
   readonly now?: () => Date;
@@ -95,7 +94,7 @@ const bodyArguments = async (req: IncomingMessage, limit: number): Promise<unkno
 export const createRestSurface = (
   services: GatewayServices,
   resolveCaller: CallerResolver,
-  options: RestSurfaceOptions = {},
+  options: RestSurfaceOptions,
 ): RestSurface => {
   const tools = options.tools ?? ALL_TOOLS;
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -105,7 +104,7 @@ export const createRestSurface = (
       .map((tool) => [tool.name, toolSchemas(tool).input]),
   );
   const openapi = buildOpenApiDocument(tools, {
-    version: options.version ?? readPackageInfo().version,
+    version: options.version,
     ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
   });
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { App } from '../runtime/app.js';
+import type { EventStore } from '../event-store/types.js';
+import type { Config } from '../runtime/config.js';
 import { CogitaveError } from '../runtime/errors.js';
+import type { Logger } from '../runtime/logger.js';
 import { ingestCorpus, type IngestReport } from './ingest.js';
 
 /**
@@ -30,7 +32,15 @@ export const describeIssues = (report: IngestReport, max = 20): string =>
  * graph. Unchanged content appends nothing, so this is cheap on every start. A corpus with
  * errors stops start-up with the problems listed (nothing is appended).
  */
-export const ingestDefaultCorpusOnStart = async (app: App): Promise<IngestReport | undefined> => {
+export interface StartUpIngestParts {
+  readonly config: Pick<Config, 'catalogDir'>;
+  readonly eventStore: EventStore;
+  readonly logger: Logger;
+}
+
+export const ingestDefaultCorpusOnStart = async (
+  app: StartUpIngestParts,
+): Promise<IngestReport | undefined> => {
   const setting = app.config.catalogDir;
   if (setting?.toLowerCase() === 'none') {
     app.logger.info('catalog start-up ingest disabled (CATALOG_DIR=none)');

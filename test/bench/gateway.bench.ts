@@ -26,7 +26,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { createTokenAuth } from '../../mcp-gateway/auth/tokens.js';
-import { createGatewayServices } from '../../mcp-gateway/compose.js';
+import { createGatewayServices } from '../../bin/gateway-services.js';
 import { createMcpEndpoint } from '../../mcp-gateway/http/mcp-endpoint.js';
 import { readBody, sendWebResponse, toWebRequest } from '../../mcp-gateway/http/node-bridge.js';
 import { startHttpServer, type RunningHttpServer } from '../../mcp-gateway/http/server.js';
@@ -35,7 +35,7 @@ import { createMcpGateway } from '../../mcp-gateway/server/factory.js';
 import { ALL_TOOLS } from '../../mcp-gateway/tools/index.js';
 import { ingestCorpus } from '../../services/catalog/ingest.js';
 import { defaultCorpusDir } from '../../services/catalog/start-up.js';
-import { createApp, type App } from '../../services/runtime/app.js';
+import { createApp, type App } from '../../bin/app.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { createThrowawayDatabase } from '../support/postgres.js';

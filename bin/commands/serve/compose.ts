@@ -1,6 +1,6 @@
 import type { TokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import type { McpGateway } from '../../../mcp-gateway/server/factory.js';
-import type { App } from '../../../services/runtime/app.js';
+import type { App } from '../../app.js';
 import { gatewayPart } from './gateway.js';
 import { pingDatabase } from './ops.js';
 import { mergeParts, type ServedPart } from './parts.js';

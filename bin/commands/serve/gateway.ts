@@ -1,5 +1,5 @@
 import type { TokenAuth } from '../../../mcp-gateway/auth/tokens.js';
-import { createGatewayServices } from '../../../mcp-gateway/compose.js';
+import { createGatewayServices } from '../../gateway-services.js';
 import { createMcpEndpoint } from '../../../mcp-gateway/http/mcp-endpoint.js';
 import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
@@ -7,8 +7,8 @@ import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
-import type { App } from '../../../services/runtime/app.js';
-import { readPackageInfo } from '../../../services/runtime/package-info.js';
+import type { App } from '../../app.js';
+import { readPackageInfo } from '../../package-info.js';
 import { defaultAllowedHosts, settledWithin } from './ops.js';
 import type { ServedPart } from './parts.js';
 

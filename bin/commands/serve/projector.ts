@@ -1,5 +1,5 @@
 import { ingestDefaultCorpusOnStart } from '../../../services/catalog/start-up.js';
-import type { App } from '../../../services/runtime/app.js';
+import type { App } from '../../app.js';
 import type { ServedPart } from './parts.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { App } from '../../../services/runtime/app.js';
+import type { App } from '../../app.js';
 import type { ServedPart } from './parts.js';
 
 /**

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogProjection } from '../../../projections/catalog/projection.js';
 import { NODE_STREAM_PREFIX } from '../../../services/catalog/events.js';
-import { ingestDefaultCorpusOnStart } from '../../../services/catalog/start-up.js';
-import type { App } from '../../../services/runtime/app.js';
+import {
+  ingestDefaultCorpusOnStart,
+  type StartUpIngestParts,
+} from '../../../services/catalog/start-up.js';
 import { loadConfig } from '../../../services/runtime/config.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { openTestBed, silentLogger, type TestBed } from '../projections/support/fixtures.js';
@@ -13,12 +15,11 @@ describe('start-up ingest (postgres)', () => {
   let bed: TestBed;
   let good: CorpusFolder;
   let bad: CorpusFolder;
-  const appWith = (catalogDir: string | undefined): App =>
-    ({
-      config: loadConfig(catalogDir === undefined ? {} : { CATALOG_DIR: catalogDir }),
-      logger: silentLogger,
-      eventStore: bed.store,
-    }) as unknown as App;
+  const appWith = (catalogDir: string | undefined): StartUpIngestParts => ({
+    config: loadConfig(catalogDir === undefined ? {} : { CATALOG_DIR: catalogDir }),
+    logger: silentLogger,
+    eventStore: bed.store,
+  });
   const count = async () =>
     (await bed.store.readAll({ filter: { streamPrefixes: [NODE_STREAM_PREFIX] } })).length;
 

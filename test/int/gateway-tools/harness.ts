@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createGatewayServices } from '../../../mcp-gateway/compose.js';
+import { createGatewayServices } from '../../../bin/gateway-services.js';
 import type { Caller, ToolContext, ToolDefinition } from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { REQUESTS_PROJECTION } from '../../../projections/index.js';
 import { encodePosition } from '../../../services/event-store/position.js';
-import { createApp, type App } from '../../../services/runtime/app.js';
+import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGatewayServices,
   type ComposedGatewayServices,
-} from '../../../mcp-gateway/compose.js';
+} from '../../../bin/gateway-services.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
 import type { Caller } from '../../../mcp-gateway/registry.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
-import { createApp, type App } from '../../../services/runtime/app.js';
+import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';

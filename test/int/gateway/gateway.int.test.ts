@@ -5,13 +5,13 @@ import { assertSafeBind, createTokenAuth, hashToken } from '../../../mcp-gateway
 import {
   createGatewayServices,
   type ComposedGatewayServices,
-} from '../../../mcp-gateway/compose.js';
+} from '../../../bin/gateway-services.js';
 import { BoundedEventStore } from '../../../mcp-gateway/http/event-store.js';
 import { defineTool, type Caller } from '../../../mcp-gateway/registry.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
 import { ConnectionSubscriptions } from '../../../mcp-gateway/server/subscriptions.js';
-import { createApp, type App } from '../../../services/runtime/app.js';
+import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { createLogger } from '../../../services/runtime/logger.js';

@@ -82,6 +82,7 @@ beforeAll(async () => {
   await bed.caughtUp();
   surface = createRestSurface(bed.services, resolveCaller, {
     tools: [...ALL_TOOLS, refusingTool],
+    version: '0.0.0-test',
     logger: createLogger('silent'),
   });
   const llms = createLlmsTxtRoute();

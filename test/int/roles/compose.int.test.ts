@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import { composeRole, type ServedRole } from '../../../bin/commands/serve/compose.js';
 import { assertRoleFits, type Role } from '../../../bin/commands/serve/roles.js';
-import { createApp, type App } from '../../../services/runtime/app.js';
+import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';

@@ -1,10 +1,10 @@
 import { createNetworksService } from '../services/networks/service.js';
 import { createGraphQueryService } from '../services/graph-query/service.js';
 import { createRequestCommandHandlers } from '../services/requests/handlers.js';
-import type { App } from '../services/runtime/app.js';
+import type { App } from './app.js';
 import { createCatalogReadService } from '../services/catalog/read-service.js';
 import { createSearchService, embedderFromConfig } from '../services/search/index.js';
-import type { GatewayServices } from './services.js';
+import type { GatewayServices } from '../mcp-gateway/services.js';
 
 export interface ComposedGatewayServices {
   readonly services: GatewayServices;

@@ -4,22 +4,25 @@ import {
   projectionMigrationSets,
   type ChangeFeed,
   type ProjectionRunner,
-} from '../../projections/index.js';
-import { PROJECTIONS } from '../../projections/registry.js';
-import { openDatabase, type Database } from '../database/database.js';
-import { migrate } from '../database/migrate.js';
-import { mapDatabaseError } from '../database/transient.js';
-import { createPostgresEventStore, eventStoreMigrations } from '../event-store/postgres/adapter.js';
-import type { EventStore } from '../event-store/types.js';
-import { githubReactorMigrations } from '../github/checkpoint.js';
+} from '../projections/index.js';
+import { PROJECTIONS } from '../projections/registry.js';
+import { openDatabase, type Database } from '../services/database/database.js';
+import { migrate } from '../services/database/migrate.js';
+import { mapDatabaseError } from '../services/database/transient.js';
+import {
+  createPostgresEventStore,
+  eventStoreMigrations,
+} from '../services/event-store/postgres/adapter.js';
+import type { EventStore } from '../services/event-store/types.js';
+import { githubReactorMigrations } from '../services/github/checkpoint.js';
 import {
   createGitHubIntegration,
   githubSettingsFromConfig,
   type GitHubIntegration,
-} from '../github/index.js';
-import { createRequestCommandHandlers } from '../requests/handlers.js';
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
+} from '../services/github/index.js';
+import { createRequestCommandHandlers } from '../services/requests/handlers.js';
+import type { Config } from '../services/runtime/config.js';
+import type { Logger } from '../services/runtime/logger.js';
 
 /**
  * The composition root: builds the database, runs migrations and picks the event store
@@ -64,7 +67,7 @@ export const createApp = async (config: Config, logger: Logger): Promise<App> =>
     });
     const eventStore = config.eventStoreUrl
       ? // Loaded on demand: the gRPC client is heavy and only production topologies use it.
-        (await import('../event-store/esdb/adapter.js')).createEsdbEventStore({
+        (await import('../services/event-store/esdb/adapter.js')).createEsdbEventStore({
           connectionString: config.eventStoreUrl,
           logger,
         })
