@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../services/runtime/module-worker.js';
+import { startModuleWorker } from '../services/threads/module-worker.js';
 import type { EventStore, Position } from '../services/event-store/types.js';
 import type { Loaded, ParallelRebuild } from './bulk-replay.js';
 import type { BulkWorkerData, BulkWorkerMessage } from './bulk-worker.js';

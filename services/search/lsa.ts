@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../runtime/module-worker.js';
+import { startModuleWorker } from '../threads/module-worker.js';
 import { createAnalyzer, type Analyzer } from './analyzer.js';
 import type { Embedder, EmbeddingKind } from './embedder.js';
 import {

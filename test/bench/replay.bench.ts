@@ -53,7 +53,7 @@ import type { EventMetadata } from '../../services/event-store/types.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
 import { PROJECTIONS } from '../../projections/registry.js';
 import { createLogger } from '../../services/runtime/logger.js';
-import { startModuleWorker } from '../../services/runtime/module-worker.js';
+import { startModuleWorker } from '../../services/threads/module-worker.js';
 import { runBench, UsageError, wholeNumber } from './cli.js';
 import { recordFigures } from './figures.js';
 import type { ReadWorkerData } from './replay-read.worker.js';
