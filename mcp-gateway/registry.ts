@@ -1,25 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { CogitaveError } from '../services/runtime/errors.js';
+import {
+  ALL_GRANTS,
+  accessDenied,
+  decideAccess,
+  type Access,
+  type Grants,
+  type ReadScope,
+} from '../services/access/grants.js';
+import { CogitaveError, InvalidArgument } from '../services/runtime/errors.js';
+import { describeValidationError } from './server/schemas.js';
 import type { GatewayServices } from './services.js';
 
 /**
  * Our own, SDK-agnostic tool registry. One file per tool under `tools/` exports a
  * `ToolDefinition`; `tools/index.ts` lists them. The MCP server (both protocol revisions), the
  * read-only REST surface with its OpenAPI document and `/llms.txt` are all generated from this
- * list, so humans and agents read the same data.
+ * list, so humans and agents read the same data. Every call, from any surface, runs through
+ * `runTool`: one access decision (`services/access/grants.ts`), then validation, then the
+ * handler with the caller's read scope.
  */
 
-/** What a caller may do; bearer tokens map to one (the local no-auth mode grants everything). */
-export interface Grants {
-  /** Products whose nodes/requests it may read; `'*'` for all. */
-  readonly products: readonly string[] | '*';
-  /** Resource types (`doc`, `request`, `network`, ...) it may read; `'*'` for all. */
-  readonly types: readonly string[] | '*';
-  /** May call `request_intake` / `advance_stage`. */
-  readonly propose: boolean;
-  /** May create networks and add nodes/edges to them. */
-  readonly writeNetworks: boolean;
-}
+export type { Grants };
 
 export interface Caller {
   /** Recorded as the `actor` of any event a call appends (e.g. `token:ci-bot`, `local`). */
@@ -27,12 +29,11 @@ export interface Caller {
   readonly grants: Grants;
 }
 
-/**
- * - `read`: reads only; also served by the REST surface.
- * - `propose`: appends proposal events (needs `grants.propose`).
- * - `network-write`: appends network events (needs `grants.writeNetworks`).
- */
-export type ToolAccess = 'read' | 'propose' | 'network-write';
+/** The local no-auth mode (stdio, or HTTP on loopback without tokens): everything, as `local`. */
+export const LOCAL_CALLER: Caller = { actor: 'local', grants: ALL_GRANTS };
+
+/** See `Access` in services/access/grants.ts: `read`, `propose`, `network-write`. */
+export type ToolAccess = Access;
 
 export interface ToolAnnotations {
   readonly readOnlyHint: boolean;
@@ -67,6 +68,8 @@ export const appendOnly = (hints: {
 export interface ToolContext {
   readonly services: GatewayServices;
   readonly caller: Caller;
+  /** What this call may read: pass it to every read service (each requires it). */
+  readonly scope: ReadScope;
   /** Aborted when the client cancels or disconnects. */
   readonly signal: AbortSignal;
   /** Progress for long calls; a no-op when the client sent no progress token. */
@@ -112,3 +115,105 @@ export interface ToolDefinition<
 export const defineTool = <Input extends z.ZodObject, Output extends z.ZodObject>(
   definition: ToolDefinition<Input, Output>,
 ): ToolDefinition => definition;
+
+/** What a surface hands `runTool`: the caller and the call's plumbing; the scope is decided here. */
+export type ToolCallContext = Omit<ToolContext, 'scope' | 'now' | 'newId'> &
+  Partial<Pick<ToolContext, 'now' | 'newId'>>;
+
+const describePath = (path: readonly (string | number)[]): string =>
+  path.length === 0
+    ? '(arguments)'
+    : path
+        .map((key, i) => (typeof key === 'number' ? `[${String(key)}]` : i === 0 ? key : `.${key}`))
+        .join('');
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const textProblem = (text: string): string | undefined =>
+  text.includes('\u0000')
+    ? 'contains the NUL character (U+0000), which cannot be stored; remove it'
+    : LONE_SURROGATE.test(text)
+      ? 'contains an unpaired UTF-16 surrogate (not valid Unicode); send well-formed text'
+      : undefined;
+
+/**
+ * Why a string in the arguments (a value or a field name) cannot be stored, or undefined.
+ * Postgres text and jsonb refuse U+0000 and jsonb refuses unpaired surrogates, so such a
+ * string could only fail deep in a handler as an internal error: it is refused up front,
+ * naming the field.
+ */
+export const findUnstorableText = (
+  value: unknown,
+  path: (string | number)[] = [],
+): string | undefined => {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem === undefined ? undefined : `${describePath(path)}: ${problem}`;
+  }
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? [...value.entries()]
+    : typeof value === 'object' && value !== null
+      ? Object.entries(value)
+      : [];
+  for (const [key, item] of entries) {
+    const keyProblem = typeof key === 'string' ? textProblem(key) : undefined;
+    if (keyProblem !== undefined) return `${describePath(path)}: a field name ${keyProblem}`;
+    const problem = findUnstorableText(item, [...path, key]);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+};
+
+/** Arguments parsed by the tool's input schema, or INVALID_ARGUMENT naming every bad field. */
+export const parseToolArguments = (tool: ToolDefinition, rawArgs: unknown): unknown => {
+  const unstorable = findUnstorableText(rawArgs);
+  if (unstorable !== undefined) {
+    throw new InvalidArgument(`Invalid arguments for ${tool.name}: ${unstorable}`);
+  }
+  const parsed = tool.input.safeParse(rawArgs ?? {});
+  if (parsed.success) return parsed.data;
+  throw new InvalidArgument(
+    describeValidationError(tool.name, parsed.error, Object.keys(tool.input.shape)),
+    {
+      issues: parsed.error.issues.map((issue) => ({
+        path: issue.path.map(String).join('.'),
+        message: issue.message,
+      })),
+    },
+  );
+};
+
+/**
+ * One tool call, whichever surface it came from (MCP on either revision, REST): the access
+ * decision, argument validation, the handler in the caller's read scope, and the output schema
+ * check. Refusals throw `CogitaveError`s (PERMISSION_DENIED, INVALID_ARGUMENT, the handler's
+ * own); a result outside the output schema is INTERNAL. `onParsed` sees the parsed arguments
+ * (the MCP surface shapes `errorResult`s from them).
+ */
+export const runTool = async (
+  tool: ToolDefinition,
+  rawArgs: unknown,
+  context: ToolCallContext,
+  onParsed?: (args: unknown) => void,
+): Promise<Record<string, unknown>> => {
+  const decision = decideAccess(context.caller.grants, tool.access);
+  if (!decision.allowed) throw accessDenied(decision, tool.name, context.caller.actor);
+  const args = parseToolArguments(tool, rawArgs);
+  onParsed?.(args);
+  const result = await tool.handler(args as z.infer<typeof tool.input>, {
+    ...context,
+    scope: decision.scope,
+    now: context.now ?? (() => new Date()),
+    newId: context.newId ?? randomUUID,
+  });
+  const checked = tool.output.safeParse(result);
+  if (!checked.success) {
+    throw new CogitaveError(
+      'INTERNAL',
+      `${tool.name} returned a result outside its output schema: ${checked.error.message}`,
+      {},
+      { cause: checked.error },
+    );
+  }
+  return checked.data;
+};

@@ -1,7 +1,7 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from '../services/runtime/logger.js';
 import type { McpGateway } from './server/factory.js';
-import { LOCAL_CALLER } from './server/grants.js';
+import { LOCAL_CALLER } from './registry.js';
 
 export interface RunningStdio {
   /** Resolves when the client closes stdin (or `close` is called). */

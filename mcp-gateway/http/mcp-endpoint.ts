@@ -10,9 +10,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { TokenAuth } from '../auth/tokens.js';
-import type { Caller } from '../registry.js';
+import { LOCAL_CALLER, type Caller } from '../registry.js';
 import type { McpGateway } from '../server/factory.js';
-import { LOCAL_CALLER, mayUseAccess, scopeForAccess } from '../server/grants.js';
+import { decideAccess, oauthScopeOf, oauthScopesOf } from '../../services/access/grants.js';
 import { modernDeliveryFor } from '../server/subscriptions.js';
 import type { GatewayServices } from '../services.js';
 import type { HttpRoute } from './server.js';
@@ -21,7 +21,7 @@ import { createLegacySessions, type LegacySessions } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
-const SCOPES = ['read', 'propose', 'networks:write'];
+const SCOPES = (['read', 'propose', 'network-write'] as const).map(oauthScopeOf);
 
 export interface McpEndpointOptions {
   readonly gateway: McpGateway;
@@ -54,11 +54,7 @@ const AUTH_INFO_CALLER = 'cogitave/caller';
 const authInfoOf = (caller: Caller): AuthInfo => ({
   token: '',
   clientId: caller.actor,
-  scopes: SCOPES.filter(
-    (scope) =>
-      scope === 'read' ||
-      (scope === 'propose' ? caller.grants.propose : caller.grants.writeNetworks),
-  ),
+  scopes: oauthScopesOf(caller.grants),
   extra: { [AUTH_INFO_CALLER]: caller },
 });
 
@@ -144,31 +140,28 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
     );
 
   /** The 403 a request earns when it names something outside the caller's grants. */
-  const scopeProblem = async (
-    request: Request,
-    caller: Caller,
-    body: unknown,
-  ): Promise<Response | undefined> => {
+  const scopeProblem = (request: Request, caller: Caller, body: unknown): Response | undefined => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
     const call = body as JsonRpcCall;
     if (call.method === 'tools/call' && typeof call.params?.name === 'string') {
       const tool = gateway.tools.get(call.params.name);
-      if (tool && !mayUseAccess(caller.grants, tool.definition.access)) {
-        const scope = scopeForAccess(tool.definition.access);
+      const decision = tool && decideAccess(caller.grants, tool.definition.access);
+      if (tool && decision && !decision.allowed) {
         return insufficientScope(
           request,
-          scope,
-          `${tool.definition.name} needs the "${scope}" grant, which ${caller.actor} does not have`,
+          decision.missing,
+          `${tool.definition.name} needs the "${decision.missing}" grant, which ${caller.actor} does not have`,
         );
       }
     }
     if (call.method === 'subscriptions/listen') {
-      const filter = call.params?.filter as { resourceSubscriptions?: unknown } | undefined;
+      // 2026-07-28 carries the URIs in params.notifications (a SubscriptionFilter).
+      const filter = call.params?.notifications as { resourceSubscriptions?: unknown } | undefined;
       const uris = Array.isArray(filter?.resourceSubscriptions)
         ? filter.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string')
         : [];
       for (const uri of uris) {
-        const problem = await gateway.uriAccessProblem(caller, uri);
+        const problem = gateway.subscriptionProblem(caller, uri);
         if (problem !== undefined) return insufficientScope(request, 'read', problem);
       }
     }
@@ -188,7 +181,7 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
       caller = found;
     }
     const parsed = parseJson(body);
-    const denied = await scopeProblem(request, caller, parsed);
+    const denied = scopeProblem(request, caller, parsed);
     if (denied) return denied;
     // The body is parsed once, here: the era check and the transports take it as parsed
     // instead of cloning the request and parsing it again (a hot-path cost on every call).

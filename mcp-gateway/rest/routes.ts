@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { HttpRoute } from '../http/server.js';
-import type { Caller, ToolDefinition } from '../registry.js';
+import { runTool, type Caller, type ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
 import { ALL_TOOLS } from '../tools/index.js';
-import { invokeTool, toCogitaveError } from './invoke.js';
+import { toCogitaveError } from './invoke.js';
 import { buildOpenApiDocument, OPENAPI_PATH, REST_PREFIX, restPath } from './openapi.js';
 import { problem, problemOf, sendJson, sendProblem } from './problems.js';
 import { argumentsFromQuery } from './query.js';
@@ -140,7 +140,7 @@ export const createRestSurface = (
         req.method === 'GET'
           ? argumentsFromQuery(url.searchParams, inputSchemas.get(tool.name) ?? {})
           : await bodyArguments(req, maxBody);
-      const result = await invokeTool(tool, args, {
+      const result = await runTool(tool, args, {
         services,
         caller,
         signal: controller.signal,

@@ -8,7 +8,7 @@ import { getResource } from '../../projections/resources.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
-import { mayRead } from './grants.js';
+import { mayRead, readScopeOf } from '../../services/access/grants.js';
 import { SERVER_ICON } from './icons.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
@@ -22,7 +22,7 @@ import {
   readResource,
   resourceListEntry,
   resourceTemplates,
-  uriAccessProblem,
+  subscriptionProblem,
 } from './resources.js';
 import { ConnectionSubscriptions, modernDeliveryFor } from './subscriptions.js';
 import { callTool, prepareTools, toolListEntry, type PreparedTool } from './tools.js';
@@ -53,8 +53,8 @@ export interface CreateServerOptions {
 export interface McpGateway {
   readonly tools: ReadonlyMap<string, PreparedTool>;
   createServer(caller: Caller, options: CreateServerOptions): Server;
-  /** Why the caller may not see `uri`, or undefined (used to gate subscriptions). */
-  uriAccessProblem(caller: Caller, uri: string): Promise<string | undefined>;
+  /** Why the caller may not follow `uri` (subscribe, listen), or undefined; see resources.ts. */
+  subscriptionProblem(caller: Caller, uri: string): string | undefined;
 }
 
 const SERVER_NAME = 'cogitave-core';
@@ -172,19 +172,19 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const follow = (server: Server, caller: Caller, era: Era): void => {
     const subscriptions = new ConnectionSubscriptions();
     if (era === 'legacy') {
-      const subscribeUri = async (uri: string): Promise<void> => {
+      const subscribeUri = (uri: string): void => {
         // Another scheme names nothing of ours: accepted, and never notified.
         if (!uri.startsWith('cogitave:')) return;
         if (!parseResourceUri(uri))
           throw invalidParams(
             `Cannot subscribe to ${uri}: use cogitave://{type}/{id} or a collection cogitave://{type}/`,
           );
-        const problem = await uriAccessProblem(db, caller, uri);
+        const problem = subscriptionProblem(caller, uri);
         if (problem !== undefined) throw invalidParams(`Cannot subscribe: ${problem}`);
         subscriptions.add(uri);
       };
-      server.setRequestHandler('resources/subscribe', async (request) => {
-        await subscribeUri(request.params.uri);
+      server.setRequestHandler('resources/subscribe', (request) => {
+        subscribeUri(request.params.uri);
         return {};
       });
       server.setRequestHandler('resources/unsubscribe', (request) => {
@@ -218,14 +218,14 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     const parsed = parseResourceUri(uri);
     if (!parsed) return false;
     if (caller.grants.products === '*' || parsed.kind === 'collection')
-      return mayRead(caller.grants, parsed.type, null);
+      return mayRead(readScopeOf(caller.grants), parsed.type, null);
     const entry = await getResource(db, uri);
-    return entry ? mayRead(caller.grants, entry.type, entry.product) : false;
+    return entry ? mayRead(readScopeOf(caller.grants), entry.type, entry.product) : false;
   };
 
   return {
     tools,
     createServer,
-    uriAccessProblem: (caller, uri) => uriAccessProblem(db, caller, uri),
+    subscriptionProblem,
   };
 };

@@ -13,7 +13,7 @@ import {
 import type { Queryable } from '../../services/database/queryable.js';
 import { NODE_LABELS, RESOURCE_URI_TEMPLATE } from '../../services/catalog/vocabulary.js';
 import type { Caller } from '../registry.js';
-import { mayRead, mayReadType } from './grants.js';
+import { mayRead, mayReadType, readScopeOf } from '../../services/access/grants.js';
 import { typeIcon } from './icons.js';
 import type { ResourceReaders } from './readers.js';
 
@@ -158,7 +158,7 @@ export const listVisibleResources = async (
         };
       }
       cursor = entry.uri;
-      if (mayRead(caller.grants, entry.type, entry.product)) entries.push(entry);
+      if (mayRead(readScopeOf(caller.grants), entry.type, entry.product)) entries.push(entry);
     }
     if (batch.length <= PAGE_SIZE) return { entries, nextCursor: undefined };
   }
@@ -186,7 +186,7 @@ export const resourceTemplates = (caller: Caller) => [
     mimeType: MIME_JSON,
     icons: [typeIcon('doc')],
   },
-  ...RESOURCE_TYPES.filter((type) => mayReadType(caller.grants, type)).map((type) => ({
+  ...RESOURCE_TYPES.filter((type) => mayReadType(readScopeOf(caller.grants), type)).map((type) => ({
     uriTemplate: `cogitave://${type}/{id}`,
     name: type,
     title: `${type} resource`,
@@ -197,23 +197,15 @@ export const resourceTemplates = (caller: Caller) => [
 ];
 
 /**
- * Whether the caller may see this URI, and why not. Item URIs outside a product grant are
- * looked up in the index (a resource not indexed yet is allowed: it has no product to refuse).
+ * Why the caller may not follow `uri` (subscribe, listen), or undefined. It depends on the URI
+ * and the grant only: an item outside a product grant is accepted like a missing one, and is
+ * never notified (see `visibleTo` in factory.ts).
  */
-export const uriAccessProblem = async (
-  db: Queryable,
-  caller: Caller,
-  uri: string,
-): Promise<string | undefined> => {
+export const subscriptionProblem = (caller: Caller, uri: string): string | undefined => {
   const parsed = parseResourceUri(uri);
   if (!parsed) return `${uri} is not a cogitave://{type}/{id} or cogitave://{type}/ URI`;
-  if (!mayReadType(caller.grants, parsed.type))
+  if (!mayReadType(readScopeOf(caller.grants), parsed.type))
     return `${caller.actor} may not read ${parsed.type} resources`;
-  if (parsed.kind === 'item' && caller.grants.products !== '*') {
-    const entry = await getResource(db, uri);
-    if (entry && !mayRead(caller.grants, entry.type, entry.product))
-      return `${caller.actor} may not read resources of product ${entry.product ?? '(none)'}`;
-  }
   return undefined;
 };
 
@@ -245,7 +237,7 @@ export const readResource = async (
 ) => {
   const parsed = parseResourceUri(uri);
   if (!parsed || !RESOURCE_TYPES.includes(parsed.type)) throw new ResourceNotFoundError(uri);
-  const problem = await uriAccessProblem(db, caller, uri);
+  const problem = subscriptionProblem(caller, uri);
   if (problem !== undefined) throw invalidParams(`Resource ${uri}: ${problem}`);
   if (parsed.kind === 'collection') return readCollection(db, caller, parsed.type, uri);
   const reader = readers.get(parsed.type);
@@ -253,7 +245,12 @@ export const readResource = async (
     getResource(db, uri),
     reader ? reader(db, parsed.id) : Promise.resolve(undefined),
   ]);
-  if (document === undefined) throw new ResourceNotFoundError(uri);
+  // Outside the product grant reads exactly as absent.
+  if (
+    document === undefined ||
+    (entry !== undefined && !mayRead(readScopeOf(caller.grants), entry.type, entry.product))
+  )
+    throw new ResourceNotFoundError(uri);
   // The hash of what is served (not of the index row, which a concurrent commit may move on).
   const meta = {
     contentHash: resourceContentHash(document),
@@ -287,13 +284,17 @@ export const completeTemplateVariable = async (
   const fixedType = /^cogitave:\/\/([a-z][a-z0-9-]*)\/\{id\}$/.exec(templateUri)?.[1];
   if (name === 'type') {
     const values = RESOURCE_TYPES.filter(
-      (type) => type.startsWith(value) && mayReadType(caller.grants, type),
+      (type) => type.startsWith(value) && mayReadType(readScopeOf(caller.grants), type),
     );
     return { values, total: values.length, hasMore: false };
   }
   if (name !== 'id') return { values: [] };
   const type = fixedType ?? context?.type;
-  if (type === undefined || !RESOURCE_TYPES.includes(type) || !mayReadType(caller.grants, type))
+  if (
+    type === undefined ||
+    !RESOURCE_TYPES.includes(type) ||
+    !mayReadType(readScopeOf(caller.grants), type)
+  )
     return { values: [] };
   const prefix = `${collectionUri(type)}${encodeURIComponent(value)}`;
   // Index order is URI order, so the matches are the run of rows from the prefix onwards.
@@ -303,7 +304,10 @@ export const completeTemplateVariable = async (
     limit: MAX_COMPLETIONS + 1,
   });
   const values = rows
-    .filter((row) => row.uri.startsWith(prefix) && mayRead(caller.grants, row.type, row.product))
+    .filter(
+      (row) =>
+        row.uri.startsWith(prefix) && mayRead(readScopeOf(caller.grants), row.type, row.product),
+    )
     .map((row) => decodeURIComponent(row.uri.slice(collectionUri(type).length)));
   return {
     values: values.slice(0, MAX_COMPLETIONS),

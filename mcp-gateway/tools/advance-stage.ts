@@ -5,7 +5,7 @@ import { RequestNotFound } from '../../services/requests/errors.js';
 import { loadRequestAsOf } from '../../services/requests/time-travel.js';
 import { appendOnly, defineTool } from '../registry.js';
 import { assertMayRead, requestIdArg, stageSchema } from './get-request.js';
-import { assertMayPropose, waitForReadModel } from './request-intake.js';
+import { waitForReadModel } from './request-intake.js';
 
 /**
  * `advance_stage`: proposes moving a request to another stage. Propose-only: the command
@@ -61,7 +61,6 @@ export const advanceStageTool = defineTool({
   handler: async (args, context) => {
     const { services, caller } = context;
     const db = services.database.pool;
-    assertMayPropose(caller, 'propose stage changes');
     // The read model may not show a request proposed a moment ago yet; its stream is the truth
     // (the command handler reads it too), so the grant check falls back to it.
     const product =
@@ -69,7 +68,6 @@ export const advanceStageTool = defineTool({
       (await loadRequestAsOf(services.eventStore, args.request_id)).state.facts?.intake.product;
     if (product === undefined) throw new RequestNotFound(args.request_id);
     assertMayRead(caller, args.request_id, product);
-    assertMayPropose(caller, 'propose stage changes', product);
     const { proposalId, revision } = await services.requests.proposeStageAdvance(
       {
         requestId: args.request_id,

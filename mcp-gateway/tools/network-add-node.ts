@@ -6,7 +6,6 @@ import {
   commandMetaOf,
   NETWORK_TOOL_ICON,
   networkNameField,
-  requireNetworkWrite,
   statusErrorField,
 } from './network-create.js';
 
@@ -43,7 +42,6 @@ export const networkAddNodeTool = defineTool({
   access: 'network-write',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, context) => {
-    requireNetworkWrite(context.caller);
     const result = await context.services.networks.addNode(
       {
         networkName: args.network_name,

@@ -7,7 +7,8 @@ import { appendOnly, type Caller, defineTool, type ToolContext } from '../regist
 /**
  * `network_create`: creates a named network the `network_*` tools then build. Creating one
  * that exists is a no-op answering `duplicate`. This file also holds what the network tools
- * share (grant checks, command metadata, the icon).
+ * share (the read-type check, command metadata, the icon). Whether a call may write at all is
+ * the registry's access decision (`access: 'network-write'`).
  */
 
 export const NETWORK_TOOL_ICON =
@@ -22,15 +23,6 @@ export const statusErrorField = z
   .string()
   .optional()
   .describe('What went wrong and what to do instead; present when status is "error".');
-
-export const requireNetworkWrite = (caller: Caller): void => {
-  if (!caller.grants.writeNetworks) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not change networks: the token's grants do not include writing networks; ask an operator for one that does, or only read them.`,
-    );
-  }
-};
 
 export const requireNetworkRead = (caller: Caller): void => {
   const { types } = caller.grants;
@@ -79,7 +71,6 @@ export const networkCreateTool = defineTool({
   access: 'network-write',
   icon: NETWORK_TOOL_ICON,
   handler: async (args, context) => {
-    requireNetworkWrite(context.caller);
     const result = await context.services.networks.createNetwork(
       {
         networkName: args.network_name,

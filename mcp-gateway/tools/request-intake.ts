@@ -11,8 +11,8 @@ import {
 import { getRequest, REQUESTS_PROJECTION, resourceUri } from '../../projections/index.js';
 import type { EventStore, Position } from '../../services/event-store/types.js';
 import { requestStreamId } from '../../services/requests/events.js';
-import { CogitaveError } from '../../services/runtime/errors.js';
-import { appendOnly, type Caller, defineTool, type ToolContext } from '../registry.js';
+import { requireProduct } from '../../services/access/grants.js';
+import { appendOnly, defineTool, type ToolContext } from '../registry.js';
 import { documentOf, requestDocumentSchema } from './get-request.js';
 
 /**
@@ -57,22 +57,6 @@ const output = z.object({
   next_step: z.string(),
 });
 
-export const assertMayPropose = (caller: Caller, what: string, product?: string): void => {
-  if (!caller.grants.propose) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not ${what}: the token's grants do not allow proposals. Ask for a token with the propose grant.`,
-    );
-  }
-  const { products } = caller.grants;
-  if (product !== undefined && products !== '*' && !products.includes(product)) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not ${what} for product "${product}": the token's grants cover ${products.join(', ') || '(none)'}.`,
-    );
-  }
-};
-
 /**
  * Where a stream's event at `revision` sits in the log: the position to wait for. The command
  * result carries revisions only, so this one read of the write side serves read-your-writes.
@@ -114,7 +98,7 @@ export const requestIntakeTool = defineTool({
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M12 5v14M5 12h14" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, context) => {
     const { services, caller } = context;
-    assertMayPropose(caller, 'propose requests', args.product);
+    requireProduct(context.scope, args.product, `${caller.actor} may not propose requests`);
     const { requestId, revision } = await services.requests.proposeIntake(
       {
         title: args.title,

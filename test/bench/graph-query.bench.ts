@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { GatewayServices } from '../../mcp-gateway/services.js';
+import { runTool } from '../../mcp-gateway/registry.js';
 import { queryGraphTool } from '../../mcp-gateway/tools/query-graph.js';
 import { openDatabase } from '../../services/database/database.js';
 import { migrate, type MigrationSet } from '../../services/database/migrate.js';
@@ -150,7 +151,8 @@ const main = async (): Promise<void> => {
         for (let i = 0; i < WARMUP + ITERATIONS; i += 1) {
           const uid = `n${Math.floor(pick() * NODES)}`;
           const started = performance.now();
-          const result = await queryGraphTool.handler(
+          const result = await runTool(
+            queryGraphTool,
             { query: shape.query, params: { uid, prefix: 'Node 1' } },
             context,
           );

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { GatewayServices } from '../../mcp-gateway/services.js';
+import { runTool } from '../../mcp-gateway/registry.js';
 import { docsSearchTool } from '../../mcp-gateway/tools/docs-search.js';
 import { openDatabase } from '../../services/database/database.js';
 import { migrate } from '../../services/database/migrate.js';
@@ -261,7 +262,7 @@ const main = async (): Promise<void> => {
         const args = docsSearchTool.input.parse(shape.make());
         const c0 = process.cpuUsage();
         const t0 = performance.now();
-        const result = await docsSearchTool.handler(args, context);
+        const result = await runTool(docsSearchTool, args, context);
         const elapsed = performance.now() - t0;
         const used = process.cpuUsage(c0);
         if (i >= WARMUP) {

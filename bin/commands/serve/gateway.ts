@@ -5,7 +5,7 @@ import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
-import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
+import { LOCAL_CALLER } from '../../../mcp-gateway/registry.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import type { App } from '../../app.js';
 import { readPackageInfo } from '../../package-info.js';

@@ -9,7 +9,11 @@ import { ingestCorpus } from '../../../services/catalog/ingest.js';
 import { createCatalogReadService } from '../../../services/catalog/read-service.js';
 import { NODE_LABELS } from '../../../services/catalog/vocabulary.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
-import type { ToolContext, ToolDefinition } from '../../../mcp-gateway/registry.js';
+import {
+  runTool,
+  type ToolCallContext,
+  type ToolDefinition,
+} from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { describeSchemaTool } from '../../../mcp-gateway/tools/describe-schema.js';
 import { docsFetchTool } from '../../../mcp-gateway/tools/docs-fetch.js';
@@ -29,7 +33,7 @@ describe('catalog tools (postgres)', () => {
   let bed: TestBed;
   let runner: ProjectionRunner;
   let corpus: CorpusFolder;
-  let context: ToolContext;
+  let context: ToolCallContext;
   let run = 0;
 
   const ingest = async (): Promise<void> => {
@@ -50,7 +54,7 @@ describe('catalog tools (postgres)', () => {
   };
 
   const call = async (tool: ToolDefinition, args: unknown): Promise<Record<string, unknown>> =>
-    tool.output.parse(await tool.handler(tool.input.parse(args), context));
+    runTool(tool, args, context);
 
   const failure = async (tool: ToolDefinition, args: unknown): Promise<CogitaveError> => {
     try {

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createGatewayServices } from '../../../bin/gateway-services.js';
-import type { Caller, ToolContext, ToolDefinition } from '../../../mcp-gateway/registry.js';
+import {
+  runTool,
+  type Caller,
+  type ToolCallContext,
+  type ToolDefinition,
+} from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { REQUESTS_PROJECTION } from '../../../projections/index.js';
 import { encodePosition } from '../../../services/event-store/position.js';
@@ -17,7 +22,7 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/p
 export interface GatewayBed {
   readonly app: App;
   readonly services: GatewayServices;
-  context(caller?: Caller): ToolContext;
+  context(caller?: Caller): Required<ToolCallContext>;
   /** Parses the arguments with the tool's input, runs it, parses the result with its output. */
   call(tool: ToolDefinition, args: unknown, caller?: Caller): Promise<Record<string, unknown>>;
   /** Every event in the store, oldest first (SQL: readAll lags transactions in flight). */
@@ -45,7 +50,7 @@ export const openGatewayBed = async (label: string): Promise<GatewayBed> => {
   const composed = await createGatewayServices(app);
   const { services } = composed;
 
-  const context = (caller: Caller = AGENT): ToolContext => ({
+  const context = (caller: Caller = AGENT): Required<ToolCallContext> => ({
     services,
     caller,
     signal: new AbortController().signal,
@@ -84,8 +89,7 @@ export const openGatewayBed = async (label: string): Promise<GatewayBed> => {
     services,
     context,
     call: async (tool, args, caller) => {
-      const result = await tool.handler(tool.input.parse(args), context(caller));
-      return tool.output.parse(result);
+      return runTool(tool, args, context(caller));
     },
     events,
     caughtUp,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller, ToolDefinition } from '../../../mcp-gateway/registry.js';
+import { runTool, type Caller, type ToolDefinition } from '../../../mcp-gateway/registry.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import type { Evidence } from '../../../lifecycle/evidence.js';
 import { STAGES } from '../../../lifecycle/stages.js';
@@ -70,7 +70,7 @@ const callTool = async (tool: ToolDefinition, args: unknown, caller: Caller): Pr
     return; // refused before any handler runs, as the gateway does
   }
   try {
-    await tool.handler(parsed.data, bed.context(caller));
+    await runTool(tool, parsed.data, bed.context(caller));
     count(`${tool.name}:ok`);
   } catch {
     // Refusals are expected; the invariant is about what was appended.

@@ -8,8 +8,7 @@ import {
   type ComposedGatewayServices,
 } from '../../../bin/gateway-services.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
-import type { Caller } from '../../../mcp-gateway/registry.js';
-import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
+import { LOCAL_CALLER, type Caller } from '../../../mcp-gateway/registry.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';

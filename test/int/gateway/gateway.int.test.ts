@@ -7,9 +7,8 @@ import {
   type ComposedGatewayServices,
 } from '../../../bin/gateway-services.js';
 import { BoundedEventStore } from '../../../mcp-gateway/http/event-store.js';
-import { defineTool, type Caller } from '../../../mcp-gateway/registry.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
-import { LOCAL_CALLER } from '../../../mcp-gateway/server/grants.js';
+import { defineTool, LOCAL_CALLER, type Caller } from '../../../mcp-gateway/registry.js';
 import { ConnectionSubscriptions } from '../../../mcp-gateway/server/subscriptions.js';
 import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';

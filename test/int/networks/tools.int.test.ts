@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Caller, ToolDefinition } from '../../../mcp-gateway/registry.js';
+import { runTool, type Caller, type ToolDefinition } from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { networkAddEdgeTool } from '../../../mcp-gateway/tools/network-add-edge.js';
 import { networkAddNodeTool } from '../../../mcp-gateway/tools/network-add-node.js';
@@ -41,7 +41,7 @@ const call = async (tool: ToolDefinition, args: unknown, caller = writer): Promi
   const parsed = tool.input.parse(args);
   try {
     const result = tool.output.parse(
-      await tool.handler(parsed, {
+      await runTool(tool, parsed, {
         services,
         caller,
         signal: new AbortController().signal,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller, ToolContext } from '../../../mcp-gateway/registry.js';
+import { runTool, type Caller, type ToolCallContext } from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { codeSampleSearchTool } from '../../../mcp-gateway/tools/code-sample-search.js';
 import { docsSearchTool } from '../../../mcp-gateway/tools/docs-search.js';
@@ -15,7 +15,7 @@ const everything: Caller = {
 describe('docs_search and code_sample_search tools', () => {
   let bed: CatalogBed;
   let search: SearchService;
-  const context = (caller: Caller = everything): ToolContext => ({
+  const context = (caller: Caller = everything): ToolCallContext => ({
     services: { search } as unknown as GatewayServices,
     caller,
     signal: new AbortController().signal,
@@ -67,7 +67,7 @@ describe('docs_search and code_sample_search tools', () => {
 
   it('given a query, when docs_search runs, then the result matches its output schema and renders', async () => {
     const args = docsSearchTool.input.parse({ query: 'replay read model', limit: 2 });
-    const result = await docsSearchTool.handler(args, context());
+    const result = await runTool(docsSearchTool, args, context());
     expect(docsSearchTool.output.safeParse(result).success).toBe(true);
     const { results } = result as { results: { uid: string; uri: string }[] };
     expect(results[0]).toMatchObject({ uid: 'doc.replay', uri: 'cogitave://doc/doc.replay' });
@@ -83,7 +83,8 @@ describe('docs_search and code_sample_search tools', () => {
       ...everything,
       grants: { ...everything.grants, products: ['billing'] },
     };
-    const result = await docsSearchTool.handler(
+    const result = await runTool(
+      docsSearchTool,
       docsSearchTool.input.parse({ query: 'projections' }),
       context(caller),
     );
@@ -97,13 +98,13 @@ describe('docs_search and code_sample_search tools', () => {
     expect(docsSearchTool.input.safeParse({ query: 'x', types: ['Request'] }).success).toBe(false);
     expect(docsSearchTool.input.safeParse({ query: 'x', limit: 51 }).success).toBe(false);
     await expect(
-      docsSearchTool.handler(docsSearchTool.input.parse({ query: 'x', moniker: 'v2' }), context()),
+      runTool(docsSearchTool, { query: 'x', moniker: 'v2' }, context()),
     ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('given a query, when code_sample_search runs, then it returns checked code with its source', async () => {
     const args = codeSampleSearchTool.input.parse({ query: 'replay swap', language: 'TypeScript' });
-    const result = await codeSampleSearchTool.handler(args, context());
+    const result = await runTool(codeSampleSearchTool, args, context());
     expect(codeSampleSearchTool.output.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({
       results: [

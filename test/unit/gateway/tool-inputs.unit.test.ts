@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolArguments } from '../../../mcp-gateway/rest/invoke.js';
+import { parseToolArguments } from '../../../mcp-gateway/registry.js';
 import { toJsonSchema } from '../../../mcp-gateway/server/schemas.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 
