@@ -49,12 +49,24 @@ export interface App {
   close(): Promise<void>;
 }
 
-export const createApp = async (config: Config, logger: Logger): Promise<App> => {
+export interface AppOptions {
+  /** The embedded data folder must be this process's alone (serve); see openDatabase. */
+  readonly mustOwn?: boolean;
+  /** What this process runs, as other processes sharing the data folder are told. */
+  readonly command?: string;
+}
+
+export const createApp = async (
+  config: Config,
+  logger: Logger,
+  options: AppOptions = {},
+): Promise<App> => {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     logger,
+    ...options,
   });
   try {
     // Every command migrates the read models too, so `cogitave migrate` creates everything.

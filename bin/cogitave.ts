@@ -19,6 +19,7 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   PERMISSION_DENIED: 77,
   NOT_FOUND: 66,
   UNAVAILABLE: 69,
+  IN_USE: 73,
   CONFIG_INVALID: 78,
 };
 

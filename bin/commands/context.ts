@@ -11,9 +11,13 @@ import { createLogger, type Logger } from '../../services/runtime/logger.js';
 export const commandLogger = (config: Config, quietByDefault: boolean): Logger =>
   createLogger(quietByDefault && process.env.LOG_LEVEL === undefined ? 'warn' : config.logLevel);
 
+/** This process as other processes on the same data folder are told of it. */
+export const commandLine = (): string =>
+  ['cogitave', ...process.argv.slice(2)].join(' ').slice(0, 200);
+
 export const withApp = async <T>(quiet: boolean, run: (app: App) => Promise<T>): Promise<T> => {
   const config = loadConfig();
-  const app = await createApp(config, commandLogger(config, quiet));
+  const app = await createApp(config, commandLogger(config, quiet), { command: commandLine() });
   try {
     return await run(app);
   } finally {

@@ -5,7 +5,7 @@ import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
-import { commandLogger } from './context.js';
+import { commandLine, commandLogger } from './context.js';
 import { composeRole, type ServedRole } from './serve/compose.js';
 import { untilSignal } from './serve/ops.js';
 import { assertRoleFits, partsOf, ROLE_HELP, ROLES, type Role } from './serve/roles.js';
@@ -35,7 +35,7 @@ export const serveCommand = new Command('serve')
     const auth = createTokenAuth(tokens);
     // Local mode answers /mcp without a token, so only a gateway on HTTP must bind to loopback.
     if (partsOf(flags.role).gateway && !flags.stdio) assertSafeBind(config.httpHost, auth);
-    const app = await createApp(config, logger);
+    const app = await createApp(config, logger, { mustOwn: true, command: commandLine() });
     const served = await composeRole(app, flags.role, {
       auth,
       authLabel: auth.enabled ? `${String(Object.keys(tokens).length)} bearer tokens` : 'local',

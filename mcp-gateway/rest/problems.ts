@@ -14,6 +14,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   WRONG_EXPECTED_VERSION: 409,
   DUPLICATE_EVENT_ID: 409,
   UNAVAILABLE: 503,
+  IN_USE: 503,
   CONFIG_INVALID: 500,
   INTERNAL: 500,
 };

@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../runtime/logger.js';
 import { redactUrl } from '../runtime/logger.js';
+import { openEmbeddedFolder } from './embedded/open.js';
+import { createSharedSession, inProcessPool } from './embedded/shared-session.js';
+import type { OwnerRecord } from './embedded/owner-record.js';
 
 /**
  * The Postgres the process talks to: a server (DATABASE_URL) or embedded PGlite in a local
@@ -16,6 +17,17 @@ export interface Database {
   readonly location: string;
   /** Server only: a fresh client outside the pool, for LISTEN. PGlite has one session. */
   readonly connectionString: string | undefined;
+  /**
+   * An embedded data folder: whether this process owns it (runs PGlite) or reaches the
+   * owner's through its local channel, and who the owner is. Undefined for server Postgres
+   * and in-memory PGlite.
+   */
+  readonly embedded?: { readonly role: 'owner' | 'client'; readonly owner: OwnerRecord };
+  /**
+   * The owner of an embedded folder: `listener` runs after a transaction of another process
+   * that wrote, so this process's subscribers look for new events at once.
+   */
+  onForeignWrite?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -24,6 +36,15 @@ export interface DatabaseOptions {
   readonly dataDir: string;
   readonly poolSize: number;
   readonly logger: Logger;
+  /**
+   * An embedded folder has one owner. `true`: this process must be it (serve); otherwise it
+   * goes through the owner when there is one.
+   */
+  readonly mustOwn?: boolean;
+  /** What this process runs (e.g. "cogitave proposals list"), as other processes are told. */
+  readonly command?: string;
+  /** How long to wait for an embedded folder's owner to answer or let go (default 60 s). */
+  readonly waitMs?: number;
 }
 
 export const openDatabase = async (options: DatabaseOptions): Promise<Database> =>
@@ -54,23 +75,23 @@ const openServer = (url: string, options: DatabaseOptions): Database => {
 };
 
 const openEmbedded = async (options: DatabaseOptions): Promise<Database> => {
-  // Imported lazily: the WASM build is only loaded when the embedded default is used.
-  const [{ PGlite }, { createPgConfig }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite/node-postgres'),
-  ]);
-  const dataDir = options.dataDir.startsWith('memory://')
-    ? options.dataDir
-    : resolve(options.dataDir);
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
-  // PGlite is a single session: its pg config pins the pool to one connection, which also
-  // serialises transactions (two clients would otherwise interleave inside one session).
-  const pool = new pg.Pool(createPgConfig(pglite));
+  if (!options.dataDir.startsWith('memory://')) {
+    return openEmbeddedFolder({
+      dataDir: options.dataDir,
+      logger: options.logger,
+      mustOwn: options.mustOwn ?? false,
+      command: options.command ?? 'cogitave',
+      ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+    });
+  }
+  // In memory: private to this process, nothing to share or lock.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = await PGlite.create(options.dataDir);
+  const pool = await inProcessPool(createSharedSession(pglite));
   return {
     kind: 'pglite',
     pool,
-    location: dataDir,
+    location: options.dataDir,
     connectionString: undefined,
     close: async () => {
       await pool.end();

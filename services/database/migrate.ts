@@ -104,6 +104,16 @@ export const migrate = async (
         }
         await client.query('BEGIN');
         try {
+          // The advisory lock is per session, and the processes sharing an embedded database
+          // share its one session: another one may have applied this file since the check.
+          const already = await client.query(
+            'SELECT 1 FROM public.cogitave_migrations WHERE owner = $1 AND version = $2',
+            [set.owner, file.version],
+          );
+          if (already.rowCount !== 0) {
+            await client.query('ROLLBACK');
+            continue;
+          }
           await client.query(file.sql);
           await client.query(
             'INSERT INTO public.cogitave_migrations (owner, version, name, checksum) VALUES ($1, $2, $3, $4)',

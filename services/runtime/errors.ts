@@ -14,7 +14,10 @@ export type ErrorCode =
   // proposal, a closed request): change the state or the command, retrying as is won't help.
   | 'FAILED_PRECONDITION'
   // The actor may not do this (approving their own proposal, withdrawing someone else's request).
-  | 'PERMISSION_DENIED';
+  | 'PERMISSION_DENIED'
+  // Something this process needs for itself is held by another process: the HTTP port, or
+  // the embedded data folder that another `serve` owns.
+  | 'IN_USE';
 
 export class CogitaveError extends Error {
   readonly code: ErrorCode;

@@ -66,6 +66,9 @@ export const createWake = (database: Database, logger: Logger): Wake => {
       });
   };
 
+  // Another process's append through this process's embedded database (its local channel).
+  const stopForeign = database.onForeignWrite?.(bump);
+
   let listener: pg.Client | null = null;
   let retryTimer: NodeJS.Timeout | undefined;
   let listening = false;
@@ -135,6 +138,7 @@ export const createWake = (database: Database, logger: Logger): Wake => {
     },
     close: async () => {
       closed = true;
+      stopForeign?.();
       clearTimeout(retryTimer);
       bump();
       await notifyInFlight;
