@@ -21,6 +21,8 @@
  * 4. for scale, reading: each projection's events read exactly as the rebuild reads them (the
  *    same worker threads, partitions and batches), and nothing done with them: the part of
  *    ours that no fold or write can save.
+ * 5. verify: `verifyLog` over the whole log, as `cogitave verify` runs it (one pass, every
+ *    event's hash recomputed).
  * Each step also reports its CPU seconds, of this process and of the database's server
  * processes (read from /proc when the server runs on this host): on a machine shared with
  * other work those stay put while wall times stretch.
@@ -50,6 +52,7 @@ import {
 } from '../../services/event-store/postgres/adapter.js';
 import { insertChained, type ChainedRow } from '../../services/event-store/postgres/queries.js';
 import type { EventMetadata } from '../../services/event-store/types.js';
+import { verifyLog } from '../../services/event-store/verify.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
 import { PROJECTIONS } from '../../projections/registry.js';
 import { createLogger } from '../../services/runtime/logger.js';
@@ -583,6 +586,16 @@ const readOnly = async (
   return { ...step(events, elapsed), cpu: await meter.stop() };
 };
 
+/** What `cogitave verify` does: the whole log in one pass, every hash recomputed. */
+const verifyAll = async (database: Database, store: PostgresEventStore): Promise<Step> => {
+  const meter = await cpuMeter(database.pool);
+  const started = performance.now();
+  const report = await verifyLog(store);
+  const elapsed = seconds(started);
+  if (report.broken) throw new Error(`the synthetic log is broken: ${report.broken.reason}`);
+  return { ...step(report.events, elapsed), cpu: await meter.stop() };
+};
+
 /** What `cogitave replay` does for the rebuild: every projection, from zero, into its shadow. */
 const rebuild = async (
   database: Database,
@@ -679,6 +692,7 @@ interface Result {
   readonly ours: Step;
   readonly raw: RawCopy;
   readonly read: Step;
+  readonly verify: Step;
   readonly digestSeconds: number;
   readonly rssMiB: number;
   readonly ratio: number;
@@ -750,6 +764,8 @@ const markdown = (result: Result): string => {
       (read.eventsPerSec / raw.eventsPerSec).toFixed(2),
     ]),
     '',
+    `Verify (\`verifyLog\`, as \`cogitave verify\`): ${int(result.verify.events)} events in ${result.verify.seconds.toFixed(1)} s = ${int(result.verify.eventsPerSec)} events/s (CPU ${cpuText(result.verify.cpu)}).`,
+    '',
     `- ours includes reading the log, the fold, every COPY and the index builds; the shadow's digests then took ${result.digestSeconds.toFixed(1)} s (replay computes them for the live and the shadow side). Peak RSS ${int(result.rssMiB)} MiB.`,
     `- events/s of raw = the events whose rows it wrote, per second of COPY; "vs raw" divides by it.`,
     `- CPU seconds (this process, all its threads + the database server's processes, those that ended meanwhile included): ours ${cpuText(ours.cpu)}, raw ${cpuText(raw.cpu)}, reading ${cpuText(read.cpu)}; load average at the end ${os.loadavg()[0]?.toFixed(1) ?? '?'} (other work on the machine stretches wall times, not CPU seconds).`,
@@ -818,6 +834,8 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
         const raw = await rawCopy(database, ours.events);
         say('reading the log…');
         const read = await readOnly(database, store, settings.workers, signal);
+        say('verifying the log…');
+        const verify = await verifyAll(database, store);
         const cpus = os.cpus();
         return {
           settings,
@@ -836,6 +854,7 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
           ours,
           raw,
           read,
+          verify,
           digestSeconds,
           rssMiB: process.resourceUsage().maxRSS / 1024,
           ratio: ours.eventsPerSec / raw.eventsPerSec,
@@ -865,6 +884,12 @@ const report = (result: Result, settings: Settings): void => {
       ratio: result.ratio,
       target: `≥ ${TARGET_RATIO}×`,
       met: result.ratio >= TARGET_RATIO,
+    },
+    {
+      bench: 'bench:replay',
+      figure: `verify ${int(result.verify.events)} events`,
+      value: result.verify.eventsPerSec,
+      unit: 'events/s',
     },
   ]);
   if (settings.jsonFile !== undefined) {
