@@ -3,17 +3,22 @@ import canonicalize from 'canonicalize';
 import type { EventMetadata, RecordedEvent } from './types.js';
 
 /**
- * The per-stream hash chain. Each event's `hash` covers the previous event's hash, its own
- * revision and the sha256 of its canonical JSON (RFC 8785) — so changing one byte of any
- * stored event, reordering events or dropping one breaks every later link.
+ * The per-stream hash chain. Each event is stored as its canonical content, the RFC 8785 JSON
+ * text of `{ id, streamId, type, data, metadata }`, and its `hash` covers the previous event's
+ * hash, its own revision and the sha256 of those exact bytes (UTF-8) — so changing one byte of
+ * any stored event, reordering events or dropping one breaks every later link.
  *
- *   contentHash = sha256(JCS({ id, streamId, type, data, metadata }))
+ *   content     = JCS({ id, streamId, type, data, metadata })
+ *   contentHash = sha256(content)
  *   hash        = sha256(`${prevHash ?? ''}:${revision}:${contentHash}`)
  *
- * The Postgres adapter computes `hash` inside its append function with the same formula, so
- * chains stay continuous when many writers append to one stream.
+ * The store keeps `content` as it was hashed, so checking a link hashes what is stored: no
+ * re-encoding, and nothing a database's JSON type might normalise. The Postgres adapter
+ * hashes the content itself inside its append function, so chains stay continuous when many
+ * writers append to one stream.
  */
-const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+export const sha256Hex = (text: string): string =>
+  createHash('sha256').update(text, 'utf8').digest('hex');
 
 export interface HashableEvent {
   readonly id: string;
@@ -28,19 +33,46 @@ export const canonicalJson = (value: unknown): string => {
   return text;
 };
 
+/** The canonical content of an event: what the store keeps and the chain hashes. */
+export const eventContent = (streamId: string, event: HashableEvent): string =>
+  canonicalJson({
+    id: event.id,
+    streamId,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata,
+  });
+
 export const contentHash = (streamId: string, event: HashableEvent): string =>
-  sha256Hex(
-    canonicalJson({
-      id: event.id,
-      streamId,
-      type: event.type,
-      data: event.data,
-      metadata: event.metadata,
-    }),
-  );
+  sha256Hex(eventContent(streamId, event));
 
 export const chainHash = (prevHash: string | null, revision: bigint, content: string): string =>
   sha256Hex(`${prevHash ?? ''}:${revision}:${content}`);
+
+/** What a stored content must name: the event it is stored as. */
+interface ContentIdentity {
+  readonly id?: unknown;
+  readonly streamId?: unknown;
+  readonly type?: unknown;
+}
+
+/**
+ * Why a stored content does not belong to the event it is stored as (its id, stream or type
+ * differs from the columns readers filter on), or null when it does. Such an event could hide
+ * from a filtered reader while its hash still holds.
+ */
+export const contentMismatch = (event: RecordedEvent): string | null => {
+  let parsed: ContentIdentity;
+  try {
+    parsed = JSON.parse(event.content) as ContentIdentity;
+  } catch {
+    return 'the stored content is not JSON';
+  }
+  if (parsed.id !== event.id) return 'the stored content names another event id';
+  if (parsed.streamId !== event.streamId) return 'the stored content names another stream';
+  if (parsed.type !== event.type) return 'the stored content names another event type';
+  return null;
+};
 
 export type ChainBreak = {
   readonly streamId: string;
@@ -70,10 +102,12 @@ export const findChainBreak = (
     if (event.prevHash !== prevHash) {
       return { ...at, reason: 'prevHash does not match the hash of the previous event' };
     }
-    const recomputed = chainHash(prevHash, event.revision, contentHash(event.streamId, event));
+    const recomputed = chainHash(prevHash, event.revision, sha256Hex(event.content));
     if (recomputed !== event.hash) {
       return { ...at, reason: 'hash does not match the event content (the event was altered)' };
     }
+    const mismatch = contentMismatch(event);
+    if (mismatch !== null) return { ...at, reason: `${mismatch} (the event was altered)` };
     prevHash = event.hash;
     expectedRevision += 1n;
   }

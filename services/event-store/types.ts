@@ -39,9 +39,14 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> {
   readonly type: Type;
   readonly data: Data;
   readonly metadata: EventMetadata;
+  /**
+   * The event as stored: the RFC 8785 JSON of `{ id, streamId, type, data, metadata }`, the
+   * exact text whose UTF-8 bytes the hash covers (`data` and `metadata` are parsed from it).
+   */
+  readonly content: string;
   /** Hash of the previous event of the stream; null for revision 0. */
   readonly prevHash: string | null;
-  /** sha256 over prevHash, revision and the event's canonical JSON (see hash-chain.ts). */
+  /** sha256 over prevHash, revision and the sha256 of `content` (see hash-chain.ts). */
   readonly hash: string;
 }
 

@@ -44,7 +44,12 @@ import { dropShadow, REPLAY_BATCH_SIZE, shadowSchemaFor } from '../../projection
 import { copyFrom, copyTo } from '../../services/database/copy.js';
 import { openDatabase, type Database } from '../../services/database/database.js';
 import { migrate } from '../../services/database/migrate.js';
-import { chainHash, contentHash, findChainBreak } from '../../services/event-store/hash-chain.js';
+import {
+  chainHash,
+  eventContent,
+  findChainBreak,
+  sha256Hex,
+} from '../../services/event-store/hash-chain.js';
 import {
   createPostgresEventStore,
   eventStoreMigrations,
@@ -358,18 +363,19 @@ const createWorkload = (options: {
         for (const event of append.slice(0, options.total - emitted)) {
           const id = randomUUID();
           request.revision += 1n;
-          const hash = chainHash(
-            request.prevHash,
-            request.revision,
-            contentHash(request.streamId, { id, type: event.type, data: event.data, metadata }),
-          );
+          const content = eventContent(request.streamId, {
+            id,
+            type: event.type,
+            data: event.data,
+            metadata,
+          });
+          const hash = chainHash(request.prevHash, request.revision, sha256Hex(content));
           rows.push({
             stream_id: request.streamId,
             stream_revision: request.revision.toString(),
             event_id: id,
             event_type: event.type,
-            data: event.data,
-            metadata,
+            content,
             prev_hash: request.prevHash,
             hash,
           });

@@ -22,7 +22,7 @@ import {
 } from '@eventstore/db-client';
 import { CogitaveError, InvalidArgument, Unavailable } from '../../runtime/errors.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
-import { contentHash } from '../hash-chain.js';
+import { contentHash, eventContent } from '../hash-chain.js';
 import { decodePosition, encodePosition } from '../position.js';
 import type {
   EventFilter,
@@ -149,6 +149,8 @@ export const fromClientEvent = (event: ClientRecordedEventLike): RecordedEvent =
   if (!event.position || event.position.commit === NO_POSITION) {
     throw notOurs(event, 'has no $all position: the adapter needs EventStoreDB 22.6 or later');
   }
+  // What the caller gave, checked by validateAppend when it was written.
+  const eventMetadata = metadata as EventMetadata;
   return {
     id: event.id,
     streamId: event.streamId,
@@ -156,8 +158,13 @@ export const fromClientEvent = (event: ClientRecordedEventLike): RecordedEvent =
     position: toPosition(event.position),
     type: event.type,
     data: event.data,
-    // What the caller gave, checked by validateAppend when it was written.
-    metadata: metadata as EventMetadata,
+    metadata: eventMetadata,
+    content: eventContent(event.streamId, {
+      id: event.id,
+      type: event.type,
+      data: event.data,
+      metadata: eventMetadata,
+    }),
     prevHash,
     hash,
   };

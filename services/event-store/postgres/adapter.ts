@@ -4,7 +4,7 @@ import type { Queryable } from '../../database/queryable.js';
 import { CogitaveError } from '../../runtime/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
-import { chainHash, contentHash } from '../hash-chain.js';
+import { chainHash, eventContent, sha256Hex } from '../hash-chain.js';
 import { encodePosition } from '../position.js';
 import { createSubscriptionRegistry } from '../subscription-registry.js';
 import type {
@@ -118,8 +118,9 @@ export const createPostgresEventStore = (
       streamId,
       expected: typeof expected === 'bigint' ? expected.toString() : expected,
       events: validateAppend(streamId, events, appendOptions).map((event) => ({
-        ...event,
-        contentHash: contentHash(streamId, event),
+        id: event.id,
+        type: event.type,
+        content: eventContent(streamId, event),
       })),
     };
   };
@@ -144,14 +145,13 @@ export const createPostgresEventStore = (
     let prevHash = head === 'new' ? null : head.hash;
     return args.events.map((event) => {
       revision += 1n;
-      const hash = chainHash(prevHash, revision, event.contentHash);
+      const hash = chainHash(prevHash, revision, sha256Hex(event.content));
       const row: ChainedRow = {
         stream_id: args.streamId,
         stream_revision: revision.toString(),
         event_id: event.id,
         event_type: event.type,
-        data: event.data,
-        metadata: event.metadata,
+        content: event.content,
         prev_hash: prevHash,
         hash,
       };

@@ -16,14 +16,14 @@ interface EventRow {
   stream_revision: string;
   event_id: string;
   event_type: string;
-  data: unknown;
-  metadata: EventMetadata;
+  content: string;
   prev_hash: string | null;
   hash: string;
 }
 
+// No jsonb: `content` is plain text, sent as stored and parsed once here.
 const EVENT_COLUMNS = `position, transaction_id, stream_id, stream_revision, event_id, event_type,
-  data, metadata, prev_hash, hash`;
+  content, prev_hash, hash`;
 
 const HEX_WIDTH = 16;
 
@@ -41,17 +41,25 @@ const positionOf = (transactionId: string, position: string): Position => {
   return `${major.toString(16).padStart(HEX_WIDTH, '0')}-${minor.toString(16).padStart(HEX_WIDTH, '0')}` as Position;
 };
 
-const toRecordedEvent = (row: EventRow): RecordedEvent => ({
-  id: row.event_id,
-  streamId: row.stream_id,
-  revision: BigInt(row.stream_revision),
-  position: positionOf(row.transaction_id, row.position),
-  type: row.event_type,
-  data: row.data,
-  metadata: row.metadata,
-  prevHash: row.prev_hash,
-  hash: row.hash,
-});
+/** The data and metadata of a stored content. */
+const parseContent = (content: string): { data: unknown; metadata: EventMetadata } =>
+  JSON.parse(content) as { data: unknown; metadata: EventMetadata };
+
+const toRecordedEvent = (row: EventRow): RecordedEvent => {
+  const { data, metadata } = parseContent(row.content);
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: BigInt(row.stream_revision),
+    position: positionOf(row.transaction_id, row.position),
+    type: row.event_type,
+    data,
+    metadata,
+    content: row.content,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
+};
 
 export interface AppendRow {
   outcome: 'appended' | 'idempotent' | 'wrong_expected_version' | 'duplicate_event_id';
@@ -67,9 +75,8 @@ export interface AppendRow {
 export interface PreparedEvent {
   readonly id: string;
   readonly type: string;
-  readonly data: unknown;
-  readonly metadata: unknown;
-  readonly contentHash: string;
+  /** The canonical content (see hash-chain.ts); append_events hashes it itself. */
+  readonly content: string;
 }
 
 export interface AppendArgs {
@@ -105,8 +112,7 @@ export interface ChainedRow {
   readonly stream_revision: string;
   readonly event_id: string;
   readonly event_type: string;
-  readonly data: unknown;
-  readonly metadata: unknown;
+  readonly content: string;
   readonly prev_hash: string | null;
   readonly hash: string;
 }
@@ -131,12 +137,12 @@ export const insertChained = async (
   const result = await db.query<InsertedRow>({
     ...(named ? { name: 'cogitave_insert_chained' } : {}),
     text: `INSERT INTO event_store.events
-             (transaction_id, stream_id, stream_revision, event_id, event_type, data, metadata, prev_hash, hash)
-           SELECT pg_current_xact_id(), r.stream_id, r.stream_revision, r.event_id, r.event_type, r.data,
-                  r.metadata, r.prev_hash, r.hash
+             (transaction_id, stream_id, stream_revision, event_id, event_type, content, prev_hash, hash)
+           SELECT pg_current_xact_id(), r.stream_id, r.stream_revision, r.event_id, r.event_type,
+                  r.content, r.prev_hash, r.hash
              FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (stream_id text, stream_revision bigint,
-                  event_id uuid, event_type text, data jsonb, metadata jsonb, prev_hash text, hash text))
-                  WITH ORDINALITY AS r(stream_id, stream_revision, event_id, event_type, data, metadata,
+                  event_id uuid, event_type text, content text, prev_hash text, hash text))
+                  WITH ORDINALITY AS r(stream_id, stream_revision, event_id, event_type, content,
                   prev_hash, hash, ord)
             ORDER BY r.ord
            RETURNING stream_id, stream_revision, position, transaction_id`,
@@ -253,8 +259,8 @@ export const selectLog = async (
     // An empty page is one row of nulls but the log's end (the LEFT JOINs).
     if (row[4] !== null) events.push(fromLogRow(row));
   }
-  const endTx = result.rows[0]?.[10] ?? null;
-  const endPosition = result.rows[0]?.[11] ?? null;
+  const endTx = result.rows[0]?.[9] ?? null;
+  const endPosition = result.rows[0]?.[10] ?? null;
   const scannedTo =
     wantEnd && events.length < maxCount && endTx !== null && endPosition !== null
       ? encodePosition(BigInt(endTx), BigInt(endPosition))
@@ -277,8 +283,7 @@ type LogRow = [
   streamRevision: string | null,
   eventId: string | null,
   eventType: string | null,
-  data: unknown,
-  metadata: EventMetadata | null,
+  content: string | null,
   prevHash: string | null,
   hash: string | null,
   endTx: string | null,
@@ -286,17 +291,22 @@ type LogRow = [
 ];
 
 /** `toRecordedEvent` of a LogRow whose event columns are set. */
-const fromLogRow = (row: LogRow): RecordedEvent => ({
-  id: row[4] as string,
-  streamId: row[2] as string,
-  revision: BigInt(row[3] as string),
-  position: positionOf(row[1] as string, row[0] as string),
-  type: row[5] as string,
-  data: row[6],
-  metadata: row[7] as EventMetadata,
-  prevHash: row[8],
-  hash: row[9] as string,
-});
+const fromLogRow = (row: LogRow): RecordedEvent => {
+  const content = row[6] as string;
+  const { data, metadata } = parseContent(content);
+  return {
+    id: row[4] as string,
+    streamId: row[2] as string,
+    revision: BigInt(row[3] as string),
+    position: positionOf(row[1] as string, row[0] as string),
+    type: row[5] as string,
+    data,
+    metadata,
+    content,
+    prevHash: row[7],
+    hash: row[8] as string,
+  };
+};
 
 /**
  * `h.xmin`: the oldest transaction of *this database* that the statement's snapshot still sees

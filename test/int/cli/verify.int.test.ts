@@ -63,7 +63,7 @@ describe('cogitave verify', () => {
     const [target] = await store.readStream('ledger-b', { fromRevision: 1n, maxCount: 1 });
     // "second" → "sEcond": one byte, straight in the table.
     await database.pool.query(
-      `UPDATE event_store.events SET data = jsonb_set(data, '{note}', '"sEcond"') WHERE event_id = $1`,
+      `UPDATE event_store.events SET content = replace(content, '"second"', '"sEcond"') WHERE event_id = $1`,
       [target!.id],
     );
     const result = await runCli(['verify', '--json'], env);

@@ -67,7 +67,7 @@ const eventCount = async (actor?: string): Promise<number> => {
   const { rows } = await app.database.pool.query<{ n: number }>(
     actor === undefined
       ? 'SELECT count(*)::int AS n FROM event_store.events'
-      : "SELECT count(*)::int AS n FROM event_store.events WHERE metadata->>'actor' = $1",
+      : "SELECT count(*)::int AS n FROM event_store.events WHERE (content::jsonb)->'metadata'->>'actor' = $1",
     actor === undefined ? [] : [actor],
   );
   return rows[0]?.n ?? 0;

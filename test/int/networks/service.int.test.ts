@@ -268,7 +268,7 @@ describe('edges and neighbours', () => {
     const retried = await nb.replica().addEdge(input, meta);
     expect(retried.edgeId).toBe(first.edgeId);
     const { rows } = await nb.bed.database.pool.query(
-      `SELECT count(*)::int AS n FROM event_store.events WHERE metadata->>'actor' = 'agent:retry'`,
+      `SELECT count(*)::int AS n FROM event_store.events WHERE (content::jsonb)->'metadata'->>'actor' = 'agent:retry'`,
     );
     expect(rows[0]).toEqual({ n: 1 });
   });

@@ -16,7 +16,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { CogitaveError, InvalidArgument, Unavailable } from '../../../services/runtime/errors.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../../../services/event-store/errors.js';
-import { chainHash, contentHash } from '../../../services/event-store/hash-chain.js';
+import { chainHash, contentHash, eventContent } from '../../../services/event-store/hash-chain.js';
 import {
   assertNoHashKeys,
   findReplay,
@@ -79,6 +79,7 @@ const recorded = (
       streamId,
       revision,
       position: toPosition({ commit: 100n + revision, prepare: 100n + revision }),
+      content: eventContent(streamId, item),
       prevHash,
       hash,
     };
@@ -174,6 +175,12 @@ describe('esdb mapping: events', () => {
       type: 'TaskOpened',
       data: { title: 'write tests' },
       metadata: { ...metadata, tenant: 'acme' },
+      content: eventContent('task-1', {
+        id: '00000000-0000-4000-8000-000000000001',
+        type: 'TaskOpened',
+        data: { title: 'write tests' },
+        metadata: { ...metadata, tenant: 'acme' },
+      }),
       prevHash: 'aa',
       hash: 'bb',
     });

@@ -4,6 +4,7 @@ import {
   canonicalJson,
   chainHash,
   contentHash,
+  eventContent,
   findChainBreak,
 } from '../../../services/event-store/hash-chain.js';
 import { encodePosition } from '../../../services/event-store/position.js';
@@ -38,6 +39,7 @@ const buildChain = (count: number, streamId = STREAM): RecordedEvent[] => {
       streamId,
       revision,
       position: encodePosition(100n + revision, 7n),
+      content: eventContent(streamId, body),
       prevHash,
       hash,
     });
@@ -261,24 +263,19 @@ describe('findChainBreak', () => {
     expect(findChainBreak(chain)?.reason).toContain('prevHash');
   });
 
+  /** The event as stored with other data or metadata: its content re-encoded, its hash kept. */
+  const restored = (e: RecordedEvent, change: Partial<RecordedEvent>): RecordedEvent => {
+    const altered = { ...e, ...change };
+    return { ...altered, content: eventContent(altered.streamId, altered) };
+  };
+
   it.each([
-    [
-      'data',
-      (e: RecordedEvent): RecordedEvent => ({ ...e, data: { item: 'sku-2', quantity: 99 } }),
-    ],
-    ['type', (e: RecordedEvent): RecordedEvent => ({ ...e, type: 'ItemRemoved' })],
+    ['data', (e: RecordedEvent) => restored(e, { data: { item: 'sku-2', quantity: 99 } })],
     [
       'metadata',
-      (e: RecordedEvent): RecordedEvent => ({
-        ...e,
-        metadata: { ...e.metadata, actor: 'mallory' },
-      }),
+      (e: RecordedEvent) => restored(e, { metadata: { ...e.metadata, actor: 'mallory' } }),
     ],
-    [
-      'id',
-      (e: RecordedEvent): RecordedEvent => ({ ...e, id: '00000000-0000-4000-8000-0000000000ff' }),
-    ],
-    ['stream id', (e: RecordedEvent): RecordedEvent => ({ ...e, streamId: 'order-9' })],
+    ['one byte of the content', (e: RecordedEvent) => ({ ...e, content: `${e.content} ` })],
     ['hash', (e: RecordedEvent): RecordedEvent => ({ ...e, hash: '0'.repeat(64) })],
   ])(
     'given the %s of revision 2 altered in place, when checked, then the break is at revision 2 as altered content',
@@ -294,12 +291,29 @@ describe('findChainBreak', () => {
     },
   );
 
+  it.each([
+    ['type', { type: 'ItemRemoved' }, 'another event type'],
+    ['id', { id: '00000000-0000-4000-8000-0000000000ff' }, 'another event id'],
+    ['stream id', { streamId: 'order-9' }, 'another stream'],
+  ])(
+    'given the %s of revision 2 changed beside an intact content, when checked, then the break is at revision 2: its content names %s',
+    (_field, change, named) => {
+      const chain = buildChain(5);
+      chain[2] = { ...chain[2]!, ...change };
+
+      const found = findChainBreak(chain);
+
+      expect(found?.revision).toBe(2n);
+      expect(found?.reason).toBe(`the stored content names ${named} (the event was altered)`);
+    },
+  );
+
   it('given revision 2 altered and re-hashed to look consistent, when checked, then the next link (revision 3) breaks', () => {
     const chain = buildChain(5);
-    const altered = { ...chain[2]!, data: { item: 'sku-2', quantity: 1000 } };
+    const altered = restored(chain[2]!, { data: { item: 'sku-2', quantity: 1000 } });
     chain[2] = {
       ...altered,
-      hash: chainHash(altered.prevHash, altered.revision, contentHash(STREAM, altered)),
+      hash: chainHash(altered.prevHash, altered.revision, sha256(altered.content)),
     };
 
     expect(findChainBreak(chain.slice(0, 3))).toBeNull();
@@ -310,8 +324,8 @@ describe('findChainBreak', () => {
 
   it('given two breaks, when checked, then only the first is reported', () => {
     const chain = buildChain(5);
-    chain[1] = { ...chain[1]!, data: 'tampered' };
-    chain[3] = { ...chain[3]!, data: 'tampered too' };
+    chain[1] = restored(chain[1]!, { data: 'tampered' });
+    chain[3] = restored(chain[3]!, { data: 'tampered too' });
 
     expect(findChainBreak(chain)?.revision).toBe(1n);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventContent } from '../../../services/event-store/hash-chain.js';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
 import { markerIn } from '../../../services/github/markers.js';
 import {
@@ -13,22 +14,28 @@ import type { RequestEvent, StageAdvanceProposed } from '../../../services/reque
 const ID = 'req-2026-0007';
 
 const recorded = (events: RequestEvent[]): RecordedEvent[] =>
-  events.map((event, index) => ({
-    id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    streamId: `request-${ID}`,
-    revision: BigInt(index),
-    position: `${'0'.repeat(15)}1-${index.toString(16).padStart(16, '0')}` as Position,
-    type: event.type,
-    data: event.data,
-    metadata: {
-      actor: 'agent:test',
-      correlationId: 'c',
-      causationId: 'c',
-      at: `2026-03-0${index + 1}T10:00:00.000Z`,
-    },
-    prevHash: null,
-    hash: 'h',
-  }));
+  events.map((event, index) => {
+    const stored = {
+      id: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+      type: event.type,
+      data: event.data,
+      metadata: {
+        actor: 'agent:test',
+        correlationId: 'c',
+        causationId: 'c',
+        at: `2026-03-0${index + 1}T10:00:00.000Z`,
+      },
+    };
+    return {
+      ...stored,
+      streamId: `request-${ID}`,
+      revision: BigInt(index),
+      position: `${'0'.repeat(15)}1-${index.toString(16).padStart(16, '0')}` as Position,
+      content: eventContent(`request-${ID}`, stored),
+      prevHash: null,
+      hash: 'h',
+    };
+  });
 
 const first: StageAdvanceProposed['data'] = {
   requestId: ID,

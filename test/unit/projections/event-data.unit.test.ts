@@ -1,24 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { eventDataParser } from '../../../projections/event-data.js';
+import { eventContent } from '../../../services/event-store/hash-chain.js';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
 
-const stored = (type: string, data: unknown): RecordedEvent => ({
-  id: '00000000-0000-4000-8000-000000000001',
-  streamId: 'thing-1',
-  revision: 0n,
-  position: '0000000000000001-0000000000000001' as Position,
-  type,
-  data,
-  metadata: {
-    actor: 'agent:x',
-    correlationId: 'c',
-    causationId: 'c',
-    at: '2026-01-05T09:00:00.000Z',
-  },
-  prevHash: null,
-  hash: 'h',
-});
+const stored = (type: string, data: unknown): RecordedEvent => {
+  const event = {
+    id: '00000000-0000-4000-8000-000000000001',
+    type,
+    data,
+    metadata: {
+      actor: 'agent:x',
+      correlationId: 'c',
+      causationId: 'c',
+      at: '2026-01-05T09:00:00.000Z',
+    },
+  };
+  return {
+    ...event,
+    streamId: 'thing-1',
+    revision: 0n,
+    position: '0000000000000001-0000000000000001' as Position,
+    content: eventContent('thing-1', event),
+    prevHash: null,
+    hash: 'h',
+  };
+};
 
 describe('event data parser', () => {
   const parse = eventDataParser('Thing', {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
+import { eventContent } from '../../../services/event-store/hash-chain.js';
 import type { RequestEvent } from '../../../services/requests/events.js';
 import { parseRequestEvent } from '../../../projections/requests/parse.js';
 import { fromRequestRow, toRequestRow } from '../../../projections/requests/rows.js';
@@ -13,14 +14,19 @@ import {
 
 let revision = 0n;
 const recorded = (event: RequestEvent, at = '2026-01-05T10:00:00+01:00'): RecordedEvent => {
-  const r: RecordedEvent = {
+  const stored = {
     id: `00000000-0000-4000-8000-${String(revision).padStart(12, '0')}`,
-    streamId: `request-${event.data.requestId}`,
-    revision,
-    position: `0000000000000001-${revision.toString(16).padStart(16, '0')}` as Position,
     type: event.type,
     data: event.data,
     metadata: { actor: 'agent:x', correlationId: 'c', causationId: 'c', at },
+  };
+  const streamId = `request-${event.data.requestId}`;
+  const r: RecordedEvent = {
+    ...stored,
+    streamId,
+    revision,
+    position: `0000000000000001-${revision.toString(16).padStart(16, '0')}` as Position,
+    content: eventContent(streamId, stored),
     prevHash: null,
     hash: 'h',
   };
