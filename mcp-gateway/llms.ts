@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRoute } from './http/server.js';
 import type { ToolDefinition } from './registry.js';
 import { OPENAPI_PATH, restPath } from './rest/openapi.js';
@@ -22,10 +21,10 @@ export const LLMS_PATH = '/llms.txt';
 export interface LlmsOptions {
   /** Default: ALL_TOOLS. */
   readonly tools?: readonly ToolDefinition[];
-  /** Absolute base URL for links; default: derived from the request's Host header. */
+  /** Absolute base URL of links; served, the server's configured (or bound) URL. */
   readonly baseUrl?: string;
-  /** Path of the Streamable HTTP MCP endpoint (default `/mcp`). */
-  readonly mcpPath?: string;
+  /** The MCP endpoint's URL (default: `mcp` on the base URL). */
+  readonly mcpUrl?: string;
   /** The command that serves MCP on stdio (default `cogitave serve --stdio`). */
   readonly stdioCommand?: string;
 }
@@ -60,7 +59,7 @@ const argumentLines = (tool: ToolDefinition): string[] => {
 export const renderLlmsTxt = (options: LlmsOptions & { readonly baseUrl: string }): string => {
   const tools = options.tools ?? ALL_TOOLS;
   const base = options.baseUrl.replace(/\/+$/, '');
-  const mcpUrl = `${base}${options.mcpPath ?? '/mcp'}`;
+  const mcpUrl = options.mcpUrl ?? `${base}/mcp`;
   const stdio = options.stdioCommand ?? 'cogitave serve --stdio';
   const read = tools.filter((tool) => tool.access === 'read');
   const write = tools.filter((tool) => tool.access !== 'read');
@@ -96,25 +95,21 @@ export const renderLlmsTxt = (options: LlmsOptions & { readonly baseUrl: string 
   ].join('\n');
 };
 
-// Only a plain host[:port] is echoed into links; anything else falls back to localhost.
-const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-
-const baseUrlOf = (req: IncomingMessage, configured?: string): string => {
-  if (configured) return configured;
-  const host = req.headers.host ?? '';
-  return `http://${HOST.test(host) ? host : 'localhost'}`;
-};
-
-/** `GET /llms.txt` as an exact-path route for `startHttpServer({ routes })`. */
-export const createLlmsTxtRoute = (options: LlmsOptions = {}): HttpRoute => ({
+/**
+ * `GET /llms.txt` as a route of the HTTP server; its links come from the server's configured
+ * public URL (or its bound address), never from the request's Host header.
+ */
+export const createLlmsTxtRoute = (
+  options: Omit<LlmsOptions, 'baseUrl' | 'mcpUrl'> = {},
+): HttpRoute => ({
   path: LLMS_PATH,
-  handle: (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`${LLMS_PATH} answers GET.\n`);
-      return Promise.resolve();
-    }
-    const body = renderLlmsTxt({ ...options, baseUrl: baseUrlOf(req, options.baseUrl) });
+  methods: ['GET'],
+  handle: (req, res, context) => {
+    const body = renderLlmsTxt({
+      ...options,
+      baseUrl: context.urls.base.href,
+      mcpUrl: context.urls.mcp.href,
+    });
     res.writeHead(200, {
       'content-type': 'text/markdown; charset=utf-8',
       'cache-control': 'public, max-age=300',

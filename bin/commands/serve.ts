@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { assertSafeBind, createTokenAuth, loadTokenTable } from '../../mcp-gateway/auth/tokens.js';
-import { startHttpServer } from '../../mcp-gateway/http/server.js';
+import { httpSettingsFromConfig, startHttpServer } from '../../mcp-gateway/http/server.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
 import { loadConfig } from '../../services/runtime/config.js';
@@ -78,8 +78,7 @@ const serveHttp = async (
   let http;
   try {
     http = await startHttpServer({
-      host: app.config.httpHost,
-      port: app.config.httpPort,
+      ...httpSettingsFromConfig(app.config),
       logger,
       readiness: served.readiness,
       ...(served.projections ? { projections: served.projections } : {}),

@@ -1,13 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createMcpHandler,
-  hostHeaderValidationResponse,
+  INVALID_PARAMS,
   isLegacyRequest,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
+  PARSE_ERROR,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
+import type { Config } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { TokenAuth } from '../auth/tokens.js';
 import { LOCAL_CALLER, type Caller } from '../registry.js';
@@ -15,9 +13,11 @@ import type { McpGateway } from '../server/factory.js';
 import { decideAccess, oauthScopeOf, oauthScopesOf } from '../../services/access/grants.js';
 import { modernDeliveryFor } from '../server/subscriptions.js';
 import type { GatewayServices } from '../services.js';
-import type { HttpRoute } from './server.js';
-import { BodyTooLarge, readBody, sendWebResponse, toWebRequest } from './node-bridge.js';
-import { createLegacySessions, type LegacySessions } from './sessions.js';
+import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../server/depth.js';
+import type { HttpRoute, PublicUrls } from './server.js';
+import { sendWebResponse, toWebRequest } from './node-bridge.js';
+import { countStream } from './streams.js';
+import { createLegacySessions, type LegacySessions, type SessionLimits } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
@@ -28,18 +28,42 @@ export interface McpEndpointOptions {
   readonly services: GatewayServices;
   readonly auth: TokenAuth;
   readonly logger: Logger;
-  /** Host header names accepted (DNS-rebinding protection); default: the localhost names. */
-  readonly allowedHosts?: readonly string[];
-  /** Origin hostnames accepted; default: the localhost names. */
-  readonly allowedOrigins?: readonly string[];
-  /** The endpoint's public URL (`https://mcp.example.com/mcp`); default: from the Host header. */
-  readonly publicUrl?: string;
+  /** Bounds of the 2025-11-25 sessions (defaults in sessions.ts). */
+  readonly sessions?: SessionLimits;
+  /** Bounds of the 2026-07-28 `subscriptions/listen` streams. */
+  readonly listen?: ListenLimits;
 }
+
+export interface ListenLimits {
+  /** Listen streams open in this process, all callers together. */
+  readonly maxStreams?: number;
+  /** Listen streams one caller may hold open at a time. */
+  readonly maxPerCaller?: number;
+}
+
+export const DEFAULT_LISTEN_LIMITS = { maxStreams: 1024, maxPerCaller: 64 } as const;
+
+/** The session and listen bounds the configuration sets. */
+export const endpointLimitsFromConfig = (
+  config: Config,
+): Pick<McpEndpointOptions, 'sessions' | 'listen'> => ({
+  sessions: {
+    maxSessions: config.mcpMaxSessions,
+    maxPerCaller: config.mcpMaxSessionsPerCaller,
+    idleTimeoutMs: config.mcpSessionIdleMs,
+  },
+  listen: {
+    maxStreams: config.mcpMaxListenStreams,
+    maxPerCaller: config.mcpMaxListenStreamsPerCaller,
+  },
+});
 
 export interface McpEndpoint {
   /** `/mcp` and the RFC 9728 metadata documents, for the process's HTTP server. */
   readonly routes: readonly HttpRoute[];
   readonly sessions: LegacySessions;
+  /** 2026-07-28 `subscriptions/listen` streams open now. */
+  readonly listenStreams: number;
   close(): Promise<void>;
 }
 
@@ -61,13 +85,49 @@ const authInfoOf = (caller: Caller): AuthInfo => ({
 const callerOf = (authInfo: AuthInfo | undefined): Caller =>
   (authInfo?.extra?.[AUTH_INFO_CALLER] as Caller | undefined) ?? LOCAL_CALLER;
 
-const parseJson = (body: Buffer | undefined): unknown => {
-  if (body === undefined || body.length === 0) return undefined;
+/** Bodies of /mcp over this are refused (413) before anything parses them. */
+export const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+type ParsedMessage =
+  | { readonly kind: 'parsed'; readonly value: unknown }
+  | { readonly kind: 'refused'; readonly response: Response };
+
+const jsonRpcError = (status: number, code: number, message: string, id: unknown = null) =>
+  json(status, { jsonrpc: '2.0', id, error: { code, message } });
+
+/**
+ * The JSON-RPC message(s) of a POST body. Not JSON is a parse error (-32700); nesting deeper
+ * than `MAX_MESSAGE_DEPTH` is refused before any schema walks it recursively (-32602, with the
+ * request's id when it has one).
+ */
+const parseMessage = (body: Buffer | undefined): ParsedMessage => {
+  if (body === undefined) return { kind: 'parsed', value: undefined };
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8')) as unknown;
+    value = JSON.parse(body.toString('utf8')) as unknown;
   } catch {
-    return undefined;
+    return {
+      kind: 'refused',
+      response: jsonRpcError(
+        400,
+        PARSE_ERROR,
+        'Parse error: the body is not JSON; POST one JSON-RPC message (or a batch array) as application/json',
+      ),
+    };
   }
+  if (exceedsDepth(value, MAX_MESSAGE_DEPTH)) {
+    const id = (value as { id?: unknown } | null)?.id;
+    return {
+      kind: 'refused',
+      response: jsonRpcError(
+        200,
+        INVALID_PARAMS,
+        `Invalid params: the message nests deeper than ${String(MAX_MESSAGE_DEPTH)} levels`,
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+      ),
+    };
+  }
+  return { kind: 'parsed', value };
 };
 
 interface JsonRpcCall {
@@ -79,22 +139,63 @@ interface JsonRpcCall {
  * Streamable HTTP at `/mcp`, serving both protocol revisions from one gateway:
  * 2026-07-28 (per-request `_meta`, `server/discover`, `subscriptions/listen`) through the
  * SDK's `createMcpHandler` in strict mode, and 2025-11-25 (sessions, `resources/subscribe`,
- * resumable SSE) through our own sessions; `isLegacyRequest` decides per request. Origin and
- * Host are checked first (403), then the bearer token (401), then the grant the request needs
- * (403 `insufficient_scope`).
+ * resumable SSE) through our own sessions; `isLegacyRequest` decides per request. The HTTP
+ * server's edge has checked Host and Origin (403) before this runs; here come the bearer token
+ * (401), the body (-32700, depth), then the grant the request needs (403 `insufficient_scope`).
  */
 export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
   const { gateway, logger, auth } = options;
-  const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
-  const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
   const onerror = (error: Error): void => {
     logger.debug({ err: error }, 'MCP request refused or failed');
   };
   const modern = createMcpHandler(
     (context) => gateway.createServer(callerOf(context.authInfo), { era: context.era }),
-    { legacy: 'reject', onerror },
+    {
+      legacy: 'reject',
+      onerror,
+      maxSubscriptions: options.listen?.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
+    },
   );
-  const sessions = createLegacySessions({ gateway, logger });
+  const maxListenPerCaller = options.listen?.maxPerCaller ?? DEFAULT_LISTEN_LIMITS.maxPerCaller;
+  const listening = new Map<string, number>();
+  let listenStreams = 0;
+  const adjustListening = (actor: string, delta: number): void => {
+    const now = (listening.get(actor) ?? 0) + delta;
+    if (now <= 0) listening.delete(actor);
+    else listening.set(actor, now);
+    listenStreams += delta;
+  };
+
+  /** A 2026-07-28 request; listen streams are counted per caller while they are open. */
+  const serveModern = async (
+    request: Request,
+    body: unknown,
+    caller: Caller,
+  ): Promise<Response> => {
+    const isListen = (body as JsonRpcCall | undefined)?.method === 'subscriptions/listen';
+    if (isListen && (listening.get(caller.actor) ?? 0) >= maxListenPerCaller) {
+      return jsonRpcError(
+        429,
+        -32000,
+        `${caller.actor} already holds ${String(maxListenPerCaller)} subscriptions/listen streams (the most one caller may hold); close one first`,
+        (body as { id?: unknown }).id ?? null,
+      );
+    }
+    const response = await modern.fetch(request, {
+      authInfo: authInfoOf(caller),
+      ...(body !== undefined ? { parsedBody: body } : {}),
+    });
+    if (!isListen) return response;
+    return countStream(response, {
+      opened: () => {
+        adjustListening(caller.actor, 1);
+      },
+      closed: () => {
+        adjustListening(caller.actor, -1);
+      },
+    });
+  };
+  const sessions = createLegacySessions({ gateway, logger, ...options.sessions });
 
   // Every committed change reaches 2026-07-28 listen streams here; 2025 sessions follow the
   // feed themselves. The feed is cross-process (LISTEN/NOTIFY), so changes made through any
@@ -105,16 +206,12 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
     if (delivery.listChanged) modern.notify.resourcesChanged();
   });
 
-  const baseUrl = (request: Request): string =>
-    options.publicUrl !== undefined
-      ? new URL(options.publicUrl).origin
-      : `${new URL(request.url).protocol}//${request.headers.get('host') ?? 'localhost'}`;
-  const resourceUrl = (request: Request): string =>
-    options.publicUrl ?? `${baseUrl(request)}${MCP_PATH}`;
-  const metadataUrl = (request: Request): string =>
-    `${baseUrl(request)}${PROTECTED_RESOURCE_PATH}${MCP_PATH}`;
+  const resourceUrl = (urls: PublicUrls): string => urls.mcp.href;
+  // RFC 9728: the metadata of `https://host/path` lives at `https://host/.well-known/…/path`.
+  const metadataUrl = (urls: PublicUrls): string =>
+    `${urls.mcp.origin}${PROTECTED_RESOURCE_PATH}${urls.mcp.pathname}`;
 
-  const unauthorized = (request: Request, presented: boolean): Response => {
+  const unauthorized = (urls: PublicUrls, presented: boolean): Response => {
     const error = presented ? ', error="invalid_token"' : '';
     return json(
       401,
@@ -125,22 +222,22 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
           : 'This endpoint needs an Authorization: Bearer <token> header',
       },
       {
-        'www-authenticate': `Bearer realm="cogitave"${error}, resource_metadata="${metadataUrl(request)}"`,
+        'www-authenticate': `Bearer realm="cogitave"${error}, resource_metadata="${metadataUrl(urls)}"`,
       },
     );
   };
 
-  const insufficientScope = (request: Request, scope: string, detail: string): Response =>
+  const insufficientScope = (urls: PublicUrls, scope: string, detail: string): Response =>
     json(
       403,
       { error: 'insufficient_scope', error_description: detail, scope },
       {
-        'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl(request)}", error_description="${detail.replace(/"/g, "'")}"`,
+        'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadataUrl(urls)}", error_description="${detail.replace(/"/g, "'")}"`,
       },
     );
 
   /** The 403 a request earns when it names something outside the caller's grants. */
-  const scopeProblem = (request: Request, caller: Caller, body: unknown): Response | undefined => {
+  const scopeProblem = (urls: PublicUrls, caller: Caller, body: unknown): Response | undefined => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
     const call = body as JsonRpcCall;
     if (call.method === 'tools/call' && typeof call.params?.name === 'string') {
@@ -148,7 +245,7 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
       const decision = tool && decideAccess(caller.grants, tool.definition.access);
       if (tool && decision && !decision.allowed) {
         return insufficientScope(
-          request,
+          urls,
           decision.missing,
           `${tool.definition.name} needs the "${decision.missing}" grant, which ${caller.actor} does not have`,
         );
@@ -162,78 +259,75 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
         : [];
       for (const uri of uris) {
         const problem = gateway.subscriptionProblem(caller, uri);
-        if (problem !== undefined) return insufficientScope(request, 'read', problem);
+        if (problem !== undefined) return insufficientScope(urls, 'read', problem);
       }
     }
     return undefined;
   };
 
-  const serveMcp = async (request: Request, body: Buffer | undefined): Promise<Response> => {
-    const refused =
-      hostHeaderValidationResponse(request, allowedHosts) ??
-      originValidationResponse(request, allowedOrigins);
-    if (refused) return refused;
+  const serveMcp = async (
+    request: Request,
+    body: Buffer | undefined,
+    urls: PublicUrls,
+  ): Promise<Response> => {
     let caller = LOCAL_CALLER;
     if (auth.enabled) {
       const header = request.headers.get('authorization');
       const found = auth.authenticate(header);
-      if (!found) return unauthorized(request, header !== null);
+      if (!found) return unauthorized(urls, header !== null);
       caller = found;
     }
-    const parsed = parseJson(body);
-    const denied = scopeProblem(request, caller, parsed);
+    const parsed = parseMessage(body);
+    if (parsed.kind === 'refused') return parsed.response;
+    const denied = scopeProblem(urls, caller, parsed.value);
     if (denied) return denied;
     // The body is parsed once, here: the era check and the transports take it as parsed
     // instead of cloning the request and parsing it again (a hot-path cost on every call).
-    if (await isLegacyRequest(request, parsed)) return sessions.handle(request, parsed, caller);
-    return modern.fetch(request, {
-      authInfo: authInfoOf(caller),
-      ...(parsed !== undefined ? { parsedBody: parsed } : {}),
-    });
+    if (await isLegacyRequest(request, parsed.value))
+      return sessions.handle(request, parsed.value, caller);
+    return serveModern(request, parsed.value, caller);
   };
 
-  const protectedResource = (request: Request): Response => {
-    if (request.method !== 'GET' && request.method !== 'HEAD')
-      return json(405, { error: 'method_not_allowed' }, { allow: 'GET, HEAD' });
-    return json(
-      200,
-      {
-        resource: resourceUrl(request),
-        authorization_servers: [],
-        bearer_methods_supported: ['header'],
-        scopes_supported: SCOPES,
-        resource_name: 'Cogitave Core',
-      },
-      { 'access-control-allow-origin': '*' },
-    );
-  };
+  const protectedResource = (urls: PublicUrls): Response =>
+    json(200, {
+      resource: resourceUrl(urls),
+      authorization_servers: [],
+      bearer_methods_supported: ['header'],
+      scopes_supported: SCOPES,
+      resource_name: 'Cogitave Core',
+    });
 
   const route = (
     path: string,
-    serve: (request: Request, body: Buffer | undefined) => Promise<Response> | Response,
+    methods: readonly string[],
+    serve: (
+      request: Request,
+      body: Buffer | undefined,
+      urls: PublicUrls,
+    ) => Promise<Response> | Response,
   ): HttpRoute => ({
     path,
-    handle: async (req: IncomingMessage, res: ServerResponse) => {
-      let body: Buffer | undefined;
-      try {
-        body = req.method === 'POST' ? await readBody(req) : undefined;
-      } catch (error) {
-        if (!(error instanceof BodyTooLarge)) throw error;
-        await sendWebResponse(res, json(413, { error: error.message }));
-        return;
-      }
-      const request = toWebRequest(req, res, body);
-      await sendWebResponse(res, await serve(request, body));
+    methods,
+    maxBodyBytes: methods.includes('POST') ? MCP_MAX_BODY_BYTES : 0,
+    handle: async (req, res, context) => {
+      const body = req.method === 'POST' ? await context.readBody() : undefined;
+      const request = toWebRequest(req, res, body, context.urls.local);
+      await sendWebResponse(res, await serve(request, body, context.urls));
     },
   });
 
   return {
     routes: [
-      route(MCP_PATH, serveMcp),
-      route(PROTECTED_RESOURCE_PATH, protectedResource),
-      route(`${PROTECTED_RESOURCE_PATH}${MCP_PATH}`, protectedResource),
+      route(MCP_PATH, ['GET', 'POST', 'DELETE'], serveMcp),
+      route(PROTECTED_RESOURCE_PATH, ['GET'], (_request, _body, urls) => protectedResource(urls)),
+      route(`${PROTECTED_RESOURCE_PATH}${MCP_PATH}`, ['GET'], (_request, _body, urls) =>
+        protectedResource(urls),
+      ),
     ],
     sessions,
+    get listenStreams() {
+      return listenStreams;
+    },
     close: async () => {
       stopFeed();
       await sessions.close();

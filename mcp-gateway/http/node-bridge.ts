@@ -1,18 +1,47 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** Bodies above this size are refused (413) before anything parses them. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * A refusal a route (or the edge) answers with an RFC 9457 problem: the status, a message a
+ * person or a model can act on, and headers such as `Allow` or `Retry-After`.
+ */
+export class HttpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
 
-export class BodyTooLarge extends Error {}
+export const bodyTooLarge = (limit: number): HttpRefusal =>
+  new HttpRefusal(
+    413,
+    `The request body is larger than this route accepts (${String(limit)} bytes).`,
+    // The rest of an oversized body is not read; the connection cannot be reused.
+    { connection: 'close' },
+  );
 
-/** Reads a Node request body, refusing more than `MAX_BODY_BYTES`. */
-export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
+/** The declared `Content-Length`, or undefined when absent or not a number. */
+export const declaredLength = (req: IncomingMessage): number | undefined => {
+  const header = req.headers['content-length'];
+  if (header === undefined || !/^\d{1,15}$/.test(header)) return undefined;
+  return Number(header);
+};
+
+/**
+ * Reads a Node request body, refusing more than `limit` bytes (413) before buffering them: a
+ * declared `Content-Length` over the limit is refused without reading anything.
+ */
+export const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> => {
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > limit) throw bodyTooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge(`request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > limit) throw bodyTooLarge(limit);
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
@@ -20,14 +49,16 @@ export const readBody = async (req: IncomingMessage): Promise<Buffer> => {
 
 /**
  * The web-standard `Request` the SDK's transports take, for a Node request whose body has been
- * read. Its signal aborts when the client goes away, which ends streams and cancels handlers.
+ * read. Its URL is the request's path on `origin` (the server's own, never the client's `Host`
+ * header). Its signal aborts when the client goes away, which ends streams and cancels
+ * handlers.
  */
 export const toWebRequest = (
   req: IncomingMessage,
   res: ServerResponse,
   body: Buffer | undefined,
+  origin: string,
 ): Request => {
-  const host = req.headers.host ?? 'localhost';
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -40,7 +71,7 @@ export const toWebRequest = (
     if (!res.writableFinished) controller.abort();
   });
   const method = req.method ?? 'GET';
-  return new Request(`http://${host}${req.url ?? '/'}`, {
+  return new Request(`${origin}${req.url ?? '/'}`, {
     method,
     headers,
     signal: controller.signal,

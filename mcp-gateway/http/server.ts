@@ -5,7 +5,18 @@ import {
   type MetricFamily,
   type ProjectionStatus,
 } from '../../projections/index.js';
+import type { Config } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
+import { problem, sendJson, sendProblem } from '../rest/problems.js';
+import {
+  corsPreflightHeaders,
+  corsResponseHeaders,
+  decideEdge,
+  edgePolicyFromConfig,
+  type EdgePolicy,
+  type HostRule,
+} from './edge.js';
+import { bodyTooLarge, declaredLength, HttpRefusal, readBody } from './node-bridge.js';
 
 /** A readiness probe: one named dependency; `probe` throws (or resolves false) when unusable. */
 export interface ReadinessCheck {
@@ -13,17 +24,64 @@ export interface ReadinessCheck {
   readonly probe: () => Promise<boolean>;
 }
 
-/** An extra endpoint (e.g. the GitHub webhook receiver): one exact path, any method. */
+/** What a route is told beside the request: the server's own URLs and its body reader. */
+export interface RouteContext {
+  /**
+   * The server's public URLs, from configuration (MCP_PUBLIC_URL) or else the bound address;
+   * never from a request header. `base` ends with `/`; other paths resolve against it.
+   */
+  readonly urls: PublicUrls;
+  /** The request's path (no query), as routed. */
+  readonly path: string;
+  /** The request URL on the server's own origin (`Host` plays no part). */
+  readonly url: URL;
+  /** The body, at most the route's `maxBodyBytes`; over that it throws a 413 refusal. */
+  readBody(): Promise<Buffer>;
+}
+
+export interface PublicUrls {
+  readonly base: URL;
+  /** The MCP endpoint as clients should name it. */
+  readonly mcp: URL;
+  /** The server's own origin (`http://127.0.0.1:PORT`), for requests handed to the SDK. */
+  readonly local: string;
+}
+
+/**
+ * One endpoint of the process. Every route is served through the same edge: Host and Origin
+ * (DNS-rebinding protection), CORS, method check, body limit, timeouts and the response
+ * metrics; a route cannot be mounted around it.
+ */
 export interface HttpRoute {
   readonly path: string;
-  /** Answers the request itself, method checks included. */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Also answers every path below `path` (which then ends with `/`). */
+  readonly prefix?: boolean;
+  /** Methods answered; others get 405 with `Allow`. GET implies HEAD. */
+  readonly methods: readonly string[];
+  /** Largest request body read (bytes); 0 (the default): the route takes no body. */
+  readonly maxBodyBytes?: number;
+  /** Default `allowlist`; `allowlist-or-ip` for probes and scrapers that use an address. */
+  readonly hosts?: HostRule;
+  handle(req: IncomingMessage, res: ServerResponse, context: RouteContext): Promise<void>;
 }
+
+export interface HttpTimeouts {
+  /** Time a client has to send its request headers. */
+  readonly headersMs: number;
+  /** Time a client has to send its whole request (headers and body); streams answer longer. */
+  readonly requestMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000 };
 
 export interface HttpServerOptions {
   readonly host: string;
   readonly port: number;
   readonly logger: Logger;
+  readonly edge: EdgePolicy;
+  /** MCP_PUBLIC_URL: the MCP endpoint's public URL; unset, URLs name the bound address. */
+  readonly publicUrl?: string | undefined;
+  readonly timeouts?: HttpTimeouts;
   readonly readiness: readonly ReadinessCheck[];
   /**
    * The read models, listed by /readyz; one `stopped` on a failed event makes the process not
@@ -36,27 +94,23 @@ export interface HttpServerOptions {
   readonly routes?: readonly HttpRoute[];
 }
 
+/** The edge, the public URL and the timeouts of `startHttpServer`, as configured. */
+export const httpSettingsFromConfig = (
+  config: Config,
+): Pick<HttpServerOptions, 'host' | 'port' | 'edge' | 'publicUrl' | 'timeouts'> => ({
+  host: config.httpHost,
+  port: config.httpPort,
+  edge: edgePolicyFromConfig(config),
+  publicUrl: config.mcpPublicUrl,
+  timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs },
+});
+
 export interface RunningHttpServer {
+  /** The bound address (`http://127.0.0.1:PORT`). */
   readonly url: string;
+  readonly urls: PublicUrls;
   close(): Promise<void>;
 }
-
-const sendJson = (
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  type = 'application/json',
-): void => {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
-};
-
-/** Errors leave as RFC 9457 problem documents. */
-const sendProblem = (res: ServerResponse, status: number, title: string, detail: string): void => {
-  sendJson(res, status, { type: 'about:blank', title, status, detail }, 'application/problem+json');
-};
-
-const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -77,16 +131,17 @@ const projectionReport = (status: ProjectionStatus) => ({
 
 const processStart = Date.now() / 1000 - process.uptime();
 
+const gauge = (name: string, help: string, value: number): MetricFamily => ({
+  name,
+  help,
+  type: 'gauge',
+  samples: [{ value }],
+});
+
 /** The usual process_* and nodejs_* basics, read from Node itself (no client library). */
 const processFamilies = (): MetricFamily[] => {
   const cpu = process.cpuUsage();
   const memory = process.memoryUsage();
-  const gauge = (name: string, help: string, value: number): MetricFamily => ({
-    name,
-    help,
-    type: 'gauge',
-    samples: [{ value }],
-  });
   return [
     {
       name: 'process_cpu_seconds_total',
@@ -118,32 +173,62 @@ const processFamilies = (): MetricFamily[] => {
   ];
 };
 
-/**
- * The process's HTTP server. For now it serves the ops endpoints; the MCP Streamable HTTP
- * transport, webhooks and the REST surface mount here as they land.
- */
-export const startHttpServer = async (options: HttpServerOptions): Promise<RunningHttpServer> => {
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (OPS_PATHS.has(path)) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.setHeader('allow', 'GET, HEAD');
-        sendProblem(res, 405, 'Method Not Allowed', `${path} answers GET and HEAD only`);
-        return;
-      }
-      if (path === '/healthz') {
-        sendJson(res, 200, { status: 'ok' });
-        return;
-      }
-      if (path === '/metrics') {
-        const text = renderPrometheus(processFamilies()) + (options.metrics?.() ?? '');
-        res.writeHead(200, {
-          'content-type': PROMETHEUS_CONTENT_TYPE,
-          'cache-control': 'no-store',
-        });
-        res.end(text);
-        return;
-      }
+/** Responses by route (its registered path, never the raw one) and status, for /metrics. */
+const createResponseCounter = () => {
+  const counts = new Map<string, { route: string; status: string; value: number }>();
+  return {
+    record: (route: string, status: number): void => {
+      const key = `${route} ${String(status)}`;
+      const entry = counts.get(key);
+      if (entry) entry.value += 1;
+      else counts.set(key, { route, status: String(status), value: 1 });
+    },
+    family: (): MetricFamily => ({
+      name: 'cogitave_http_responses_total',
+      help: 'HTTP responses by route (its registered path; "none" when no route matched) and status.',
+      type: 'counter',
+      samples: [...counts.values()].map(({ route, status, value }) => ({
+        labels: { route, status },
+        value,
+      })),
+    }),
+  };
+};
+
+const OPS_ROUTE: Pick<HttpRoute, 'methods' | 'hosts'> = {
+  methods: ['GET'],
+  // Probes and scrapers address a process by its IP; a rebinding attack never can.
+  hosts: 'allowlist-or-ip',
+};
+
+/** /healthz, /readyz and /metrics, mounted through the same edge as every other route. */
+const opsRoutes = (
+  options: HttpServerOptions,
+  responses: ReturnType<typeof createResponseCounter>,
+): HttpRoute[] => [
+  {
+    ...OPS_ROUTE,
+    path: '/healthz',
+    handle: (_req, res) => {
+      sendJson(res, 200, { status: 'ok' });
+      return Promise.resolve();
+    },
+  },
+  {
+    ...OPS_ROUTE,
+    path: '/metrics',
+    handle: (_req, res) => {
+      const text =
+        renderPrometheus([...processFamilies(), responses.family()]) + (options.metrics?.() ?? '');
+      res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' });
+      res.end(text);
+      return Promise.resolve();
+    },
+  },
+  {
+    ...OPS_ROUTE,
+    path: '/readyz',
+    handle: async (_req, res) => {
       const checks = await Promise.all(
         options.readiness.map(({ name, probe }) =>
           probe().then(
@@ -161,23 +246,171 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
         checks,
         ...(projections ? { projections } : {}),
       });
+    },
+  },
+];
+
+/** Exact paths first, then the longest prefix; two routes on one path are a wiring error. */
+const createRouteTable = (routes: readonly HttpRoute[]) => {
+  const exact = new Map<string, HttpRoute>();
+  const prefixes: HttpRoute[] = [];
+  for (const route of routes) {
+    if (route.prefix === true) {
+      if (!route.path.endsWith('/')) throw new Error(`prefix route ${route.path} must end with /`);
+      if (prefixes.some((other) => other.path === route.path))
+        throw new Error(`two routes on ${route.path}`);
+      prefixes.push(route);
+    } else {
+      if (exact.has(route.path)) throw new Error(`two routes on ${route.path}`);
+      exact.set(route.path, route);
+    }
+  }
+  prefixes.sort((a, b) => b.path.length - a.path.length);
+  return (path: string): HttpRoute | undefined =>
+    exact.get(path) ?? prefixes.find((route) => path.startsWith(route.path));
+};
+
+const answersMethod = (route: HttpRoute, method: string): boolean =>
+  route.methods.includes(method) || (method === 'HEAD' && route.methods.includes('GET'));
+
+const allowHeader = (route: HttpRoute): string =>
+  [...route.methods, ...(route.methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+
+const publicUrlsFor = (bound: string, publicUrl: string | undefined): PublicUrls => {
+  if (publicUrl === undefined) {
+    const base = new URL(`${bound}/`);
+    return { base, mcp: new URL('mcp', base), local: bound };
+  }
+  const mcp = new URL(publicUrl);
+  return { base: new URL('.', mcp), mcp, local: bound };
+};
+
+/** `http://[::1]:3100` for the address a server is bound to; a wildcard bind names loopback. */
+const boundUrl = (address: AddressInfo): string => {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard
+    ? '127.0.0.1'
+    : address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address;
+  return `http://${host}:${String(address.port)}`;
+};
+
+/**
+ * The process's HTTP server: every route — the ops endpoints, /mcp, REST, llms.txt, webhooks,
+ * and any added later — is dispatched here, after the one edge policy.
+ */
+export const startHttpServer = async (options: HttpServerOptions): Promise<RunningHttpServer> => {
+  const responses = createResponseCounter();
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const findRoute = createRouteTable([...opsRoutes(options, responses), ...(options.routes ?? [])]);
+  // Known once the server listens (port 0 picks one); nothing is served before that.
+  let urls: PublicUrls = publicUrlsFor('http://localhost', options.publicUrl);
+
+  const refuse = (res: ServerResponse, refusal: HttpRefusal, instance: string): void => {
+    if (res.headersSent) {
+      res.end();
       return;
     }
-    const route = options.routes?.find((candidate) => candidate.path === path);
-    if (route) {
-      await route.handle(req, res);
-      return;
-    }
-    sendProblem(res, 404, 'Not Found', `No route for ${path}; try /healthz or /readyz`);
+    sendProblem(res, problem(refusal.status, refusal.message, { instance }), refusal.headers);
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      options.logger.error({ err: error }, 'http handler failed');
-      if (!res.headersSent) sendProblem(res, 500, 'Internal Server Error', 'see the server log');
-      else res.end();
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = req.url ?? '';
+    // A request target is an absolute path; anything else (`*`, a full URL, `//host`) is not
+    // resolved against any host.
+    if (!target.startsWith('/') || target.startsWith('//')) {
+      refuse(res, new HttpRefusal(400, 'The request target must be an absolute path.'), '');
+      return;
+    }
+    const url = new URL(`${urls.local}${target}`);
+    const path = url.pathname;
+    const route = findRoute(path);
+    res.once('finish', () => {
+      responses.record(route?.path ?? 'none', res.statusCode);
     });
-  });
+    const edge = decideEdge(
+      { host: req.headers.host, origin: req.headers.origin },
+      route?.hosts ?? 'allowlist',
+      options.edge,
+    );
+    if (edge.kind === 'refuse') {
+      refuse(res, new HttpRefusal(edge.status, edge.detail), path);
+      return;
+    }
+    if (!route) {
+      refuse(res, new HttpRefusal(404, `No route for ${path}; try /healthz or /readyz.`), path);
+      return;
+    }
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') {
+      const requested = req.headers['access-control-request-method'];
+      const cors =
+        edge.corsOrigin !== undefined && typeof requested === 'string'
+          ? corsPreflightHeaders(
+              edge.corsOrigin,
+              [...route.methods],
+              req.headers['access-control-request-headers'],
+            )
+          : {};
+      res.writeHead(204, { allow: allowHeader(route), ...cors });
+      res.end();
+      return;
+    }
+    if (edge.corsOrigin !== undefined) {
+      for (const [name, value] of Object.entries(corsResponseHeaders(edge.corsOrigin)))
+        res.setHeader(name, value);
+    }
+    if (!answersMethod(route, method)) {
+      refuse(
+        res,
+        new HttpRefusal(405, `${route.path} answers ${route.methods.join(', ')}.`, {
+          allow: allowHeader(route),
+        }),
+        path,
+      );
+      return;
+    }
+    const limit = route.maxBodyBytes ?? 0;
+    const declared = declaredLength(req);
+    const chunked = req.headers['transfer-encoding'] !== undefined;
+    if ((declared ?? 0) > limit || (limit === 0 && chunked)) {
+      refuse(res, bodyTooLarge(limit), path);
+      return;
+    }
+    const context: RouteContext = {
+      urls,
+      path,
+      url,
+      readBody: () => readBody(req, limit),
+    };
+    try {
+      await route.handle(req, res, context);
+    } catch (error) {
+      if (!(error instanceof HttpRefusal)) throw error;
+      refuse(res, error, path);
+    }
+  };
+
+  const server: Server = createServer(
+    {
+      // Node requires the headers' time to fit in the whole request's.
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      requestTimeout: timeouts.requestMs,
+      // Node checks both timeouts on this interval (30 s by default, longer than ours).
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 4)),
+      ),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        options.logger.error({ err: error }, 'http handler failed');
+        if (!res.headersSent) sendProblem(res, problem(500, 'See the server log.'));
+        else res.end();
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -185,10 +418,11 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = boundUrl(server.address() as AddressInfo);
+  urls = publicUrlsFor(url, options.publicUrl);
   return {
-    url: `http://${host}:${address.port}`,
+    url,
+    urls,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {

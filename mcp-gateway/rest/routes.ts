@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../services/runtime/logger.js';
-import type { HttpRoute } from '../http/server.js';
+import type { HttpRoute, RouteContext } from '../http/server.js';
 import { runTool, type Caller, type ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
 import { ALL_TOOLS } from '../tools/index.js';
 import { toCogitaveError } from './invoke.js';
-import { buildOpenApiDocument, OPENAPI_PATH, REST_PREFIX, restPath } from './openapi.js';
+import { buildOpenApiDocument, OPENAPI_PATH, REST_PREFIX } from './openapi.js';
 import { problem, problemOf, sendJson, sendProblem } from './problems.js';
 import { argumentsFromQuery } from './query.js';
 import { toolSchemas, type JsonSchema } from './schemas.js';
@@ -19,9 +19,8 @@ import { toolSchemas, type JsonSchema } from './schemas.js';
  * Tools that propose or write answer 405 (they are MCP-only); unknown names 404. Errors are
  * RFC 9457 problem documents whose status follows the same error codes as MCP tool errors.
  *
- * Mounting: `routes` holds one exact-path `HttpRoute` per tool plus the document, which is what
- * `startHttpServer({ routes })` matches today; a server that routes by prefix can use
- * `matches(path)` + `handle(req, res)` instead (it also answers unknown tool names).
+ * Mounting: `routes` holds one prefix route on `/api/` for `startHttpServer({ routes })`, so
+ * unknown tool names are answered here too, after the server's edge policy.
  */
 
 /** Who is calling: null when the request carries no valid credentials (answered 401). */
@@ -42,12 +41,11 @@ export interface RestSurfaceOptions {
 
 export interface RestSurface {
   readonly routes: readonly HttpRoute[];
-  matches(path: string): boolean;
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   readonly openapi: JsonSchema;
 }
 
-const ALLOW = { allow: 'GET, POST' };
+/** The surface answers every path below this one: tools, the document, unknown names. */
+const REST_ROOT = '/api/';
 
 class BodyProblem extends Error {
   constructor(
@@ -58,18 +56,7 @@ class BodyProblem extends Error {
   }
 }
 
-const readBody = async (req: IncomingMessage, limit: number): Promise<string> => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyProblem(413, `The body exceeds ${limit} bytes.`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-};
-
-const bodyArguments = async (req: IncomingMessage, limit: number): Promise<unknown> => {
+const bodyArguments = async (req: IncomingMessage, context: RouteContext): Promise<unknown> => {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     throw new BodyProblem(
@@ -77,7 +64,7 @@ const bodyArguments = async (req: IncomingMessage, limit: number): Promise<unkno
       'POST a JSON object of arguments with content-type application/json.',
     );
   }
-  const text = await readBody(req, limit);
+  const text = (await context.readBody()).toString('utf8');
   if (text.trim() === '') return {};
   let value: unknown;
   try {
@@ -115,13 +102,10 @@ export const createRestSurface = (
     tool: ToolDefinition,
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    context: RouteContext,
   ): Promise<void> => {
+    const { url } = context;
     const instance = url.pathname;
-    if (req.method !== 'GET' && req.method !== 'POST') {
-      sendProblem(res, problem(405, `${instance} answers GET and POST.`, { instance }), ALLOW);
-      return;
-    }
     const caller = await resolveCaller(req);
     if (!caller) {
       sendProblem(
@@ -139,7 +123,7 @@ export const createRestSurface = (
       const args =
         req.method === 'GET'
           ? argumentsFromQuery(url.searchParams, inputSchemas.get(tool.name) ?? {})
-          : await bodyArguments(req, maxBody);
+          : await bodyArguments(req, context);
       const result = await runTool(tool, args, {
         services,
         caller,
@@ -162,9 +146,12 @@ export const createRestSurface = (
     }
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    context: RouteContext,
+  ): Promise<void> => {
+    const { path } = context;
     if (path === OPENAPI_PATH) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         sendProblem(res, problem(405, `${path} answers GET.`, { instance: path }), {
@@ -200,15 +187,13 @@ export const createRestSurface = (
       );
       return;
     }
-    await serveTool(tool, req, res, url);
+    await serveTool(tool, req, res, context);
   };
 
-  const matches = (path: string): boolean => path === OPENAPI_PATH || path.startsWith(REST_PREFIX);
-
   return {
-    routes: [OPENAPI_PATH, ...tools.map(restPath)].map((path) => ({ path, handle })),
-    matches,
-    handle,
+    routes: [
+      { path: REST_ROOT, prefix: true, methods: ['GET', 'POST'], maxBodyBytes: maxBody, handle },
+    ],
     openapi,
   };
 };

@@ -85,9 +85,19 @@ export interface WebhookResponse {
 }
 
 /** Matches the HTTP server's route shape. */
+/**
+ * The receiver as a route of the gateway's HTTP server (which applies its edge policy, the
+ * method and the body limit, and refuses an oversized body with 413 before reading it).
+ */
 export interface WebhookRoute {
   readonly path: string;
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  readonly methods: readonly string[];
+  readonly maxBodyBytes: number;
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    context: { readBody(): Promise<Buffer> },
+  ): Promise<void>;
 }
 
 export interface WebhookReceiver {
@@ -248,18 +258,15 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     }
   };
 
+  const unsigned = (): WebhookResponse =>
+    problem(401, 'Unauthorized', 'X-Hub-Signature-256 is missing; configure the webhook secret');
+
   const alreadyApplied = async (deliveryId: string): Promise<boolean> =>
     (await eventStore.readStream(deliveryStreamId(deliveryId), { maxCount: 1 })).length > 0;
 
   const receive = async (request: WebhookRequest): Promise<WebhookResponse> => {
     const signature = header(request.headers, 'x-hub-signature-256');
-    if (!signature) {
-      return problem(
-        401,
-        'Unauthorized',
-        'X-Hub-Signature-256 is missing; configure the webhook secret',
-      );
-    }
+    if (!signature) return unsigned();
     const valid = await webhooks.verify(request.rawBody, signature).catch(() => false);
     if (!valid) {
       logger.warn(
@@ -364,25 +371,6 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     return { status: 200, body: { status: 'applied', ...subject } };
   };
 
-  const readBody = (req: IncomingMessage): Promise<string | undefined> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          req.removeAllListeners('data');
-          resolve(undefined);
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        resolve(Buffer.concat(chunks).toString('utf8'));
-      });
-      req.on('error', reject);
-    });
-
   const send = (res: ServerResponse, response: WebhookResponse): void => {
     res.writeHead(response.status, {
       'content-type': response.status >= 400 ? 'application/problem+json' : 'application/json',
@@ -395,12 +383,9 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     receive,
     route: {
       path: WEBHOOK_PATH,
-      handle: async (req, res) => {
-        if (req.method !== 'POST') {
-          res.setHeader('allow', 'POST');
-          send(res, problem(405, 'Method Not Allowed', `${WEBHOOK_PATH} answers POST only`));
-          return;
-        }
+      methods: ['POST'],
+      maxBodyBytes: MAX_BODY_BYTES,
+      handle: async (req, res, context) => {
         const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (type !== 'application/json') {
           send(
@@ -413,12 +398,12 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
           );
           return;
         }
-        const rawBody = await readBody(req);
-        if (rawBody === undefined) {
-          res.setHeader('connection', 'close');
-          send(res, problem(413, 'Content Too Large', 'webhook bodies are at most 25 MB'));
+        // Unsigned deliveries are refused before a byte of their body is read.
+        if (!header(req.headers, 'x-hub-signature-256')) {
+          send(res, unsigned());
           return;
         }
+        const rawBody = (await context.readBody()).toString('utf8');
         send(res, await receive({ headers: req.headers, rawBody }));
       },
     },

@@ -257,17 +257,52 @@ const settings = {
   mcpAllowedHosts: {
     env: 'MCP_ALLOWED_HOSTS',
     schema: hostnameList,
-    doc: 'Host header names /mcp accepts (comma-separated, no ports; DNS-rebinding protection). Default: localhost, 127.0.0.1, [::1] and the bind address.',
+    doc: 'Host header names every HTTP route accepts (comma-separated, no ports; DNS-rebinding protection); the host of MCP_PUBLIC_URL is always accepted, and /healthz, /readyz, /metrics also answer an IP address. Default: localhost, 127.0.0.1, [::1] and the bind address.',
   },
   mcpAllowedOrigins: {
     env: 'MCP_ALLOWED_ORIGINS',
     schema: hostnameList,
-    doc: 'Origin hostnames browsers may call /mcp from (comma-separated). Default: localhost, 127.0.0.1, [::1]. Requests without Origin pass.',
+    doc: 'Origin hostnames browsers may call the server from (comma-separated); set, they are also granted CORS (preflight, Mcp-Session-Id and MCP-Protocol-Version exposed). Default: localhost, 127.0.0.1, [::1], without CORS. Requests without Origin pass.',
   },
   mcpPublicUrl: {
     env: 'MCP_PUBLIC_URL',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-    doc: 'Public URL of the MCP endpoint (https://mcp.example.com/mcp), named in the protected-resource metadata. Default: derived from each request.',
+    doc: 'Public URL of the MCP endpoint (https://mcp.example.com/mcp); every URL the server prints or serves (llms.txt, protected-resource metadata, WWW-Authenticate) is built from it. Default: the bound address.',
+  },
+  httpHeadersTimeoutMs: {
+    env: 'COGITAVE_HTTP_HEADERS_TIMEOUT_MS',
+    schema: wholeNumber(100, 600_000, 10_000),
+    doc: 'Time a client has to send its request headers before the connection is closed (408).',
+  },
+  httpRequestTimeoutMs: {
+    env: 'COGITAVE_HTTP_REQUEST_TIMEOUT_MS',
+    schema: wholeNumber(100, 600_000, 30_000),
+    doc: 'Time a client has to send its whole request, body included (408); streamed answers may last longer.',
+  },
+  mcpMaxSessions: {
+    env: 'COGITAVE_MCP_MAX_SESSIONS',
+    schema: wholeNumber(1, 100_000, 1000),
+    doc: '2025-11-25 MCP sessions one gateway process holds, all callers together (503 beyond).',
+  },
+  mcpMaxSessionsPerCaller: {
+    env: 'COGITAVE_MCP_MAX_SESSIONS_PER_CALLER',
+    schema: wholeNumber(1, 100_000, 100),
+    doc: '2025-11-25 MCP sessions one caller (token, or local) may hold at a time (429 beyond).',
+  },
+  mcpSessionIdleMs: {
+    env: 'COGITAVE_MCP_SESSION_IDLE_MS',
+    schema: wholeNumber(1000, 86_400_000, 1_800_000),
+    doc: 'A 2025-11-25 session with no request and no open stream for this long is closed.',
+  },
+  mcpMaxListenStreams: {
+    env: 'COGITAVE_MCP_MAX_LISTEN_STREAMS',
+    schema: wholeNumber(1, 100_000, 1024),
+    doc: '2026-07-28 subscriptions/listen streams one gateway process holds open, all callers together.',
+  },
+  mcpMaxListenStreamsPerCaller: {
+    env: 'COGITAVE_MCP_MAX_LISTEN_STREAMS_PER_CALLER',
+    schema: wholeNumber(1, 100_000, 64),
+    doc: '2026-07-28 subscriptions/listen streams one caller may hold open at a time (429 beyond).',
   },
   embeddingsUrl: {
     env: 'EMBEDDINGS_URL',

@@ -28,8 +28,12 @@ import { z } from 'zod';
 import { createTokenAuth } from '../../mcp-gateway/auth/tokens.js';
 import { createGatewayServices } from '../../bin/gateway-services.js';
 import { createMcpEndpoint } from '../../mcp-gateway/http/mcp-endpoint.js';
-import { readBody, sendWebResponse, toWebRequest } from '../../mcp-gateway/http/node-bridge.js';
-import { startHttpServer, type RunningHttpServer } from '../../mcp-gateway/http/server.js';
+import { sendWebResponse, toWebRequest } from '../../mcp-gateway/http/node-bridge.js';
+import {
+  httpSettingsFromConfig,
+  startHttpServer,
+  type RunningHttpServer,
+} from '../../mcp-gateway/http/server.js';
 import { defineTool } from '../../mcp-gateway/registry.js';
 import { createMcpGateway } from '../../mcp-gateway/server/factory.js';
 import { ALL_TOOLS } from '../../mcp-gateway/tools/index.js';
@@ -104,8 +108,7 @@ const startGateway = async (databaseUrl: string): Promise<Running> => {
     logger,
   });
   const http = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...httpSettingsFromConfig(config),
     logger,
     readiness: [],
     routes: endpoint.routes,
@@ -145,16 +148,17 @@ const startBare = async (): Promise<Running> => {
     return transport;
   };
   const http: RunningHttpServer = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...httpSettingsFromConfig(loadConfig({ COGITAVE_HTTP_PORT: '0' })),
     logger,
     readiness: [],
     routes: [
       {
         path: '/mcp',
-        handle: async (req, res) => {
-          const body = req.method === 'POST' ? await readBody(req) : undefined;
-          const request = toWebRequest(req, res, body);
+        methods: ['GET', 'POST', 'DELETE'],
+        maxBodyBytes: 4 * 1024 * 1024,
+        handle: async (req, res, context) => {
+          const body = req.method === 'POST' ? await context.readBody() : undefined;
+          const request = toWebRequest(req, res, body, context.urls.local);
           const id = request.headers.get('mcp-session-id');
           const transport = id === null ? await open() : sessions.get(id);
           const response = transport

@@ -1,6 +1,9 @@
 import type { TokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import { createGatewayServices } from '../../gateway-services.js';
-import { createMcpEndpoint } from '../../../mcp-gateway/http/mcp-endpoint.js';
+import {
+  createMcpEndpoint,
+  endpointLimitsFromConfig,
+} from '../../../mcp-gateway/http/mcp-endpoint.js';
 import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
@@ -9,7 +12,7 @@ import { LOCAL_CALLER } from '../../../mcp-gateway/registry.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import type { App } from '../../app.js';
 import { readPackageInfo } from '../../package-info.js';
-import { defaultAllowedHosts, settledWithin } from './ops.js';
+import { settledWithin } from './ops.js';
 import type { ServedPart } from './parts.js';
 
 export interface GatewayPartOptions {
@@ -72,10 +75,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     services: composed.services,
     auth,
     logger,
-    allowedHosts:
-      config.mcpAllowedHosts ?? defaultAllowedHosts(config.httpHost, config.mcpPublicUrl),
-    ...(config.mcpAllowedOrigins ? { allowedOrigins: config.mcpAllowedOrigins } : {}),
-    ...(config.mcpPublicUrl ? { publicUrl: config.mcpPublicUrl } : {}),
+    ...endpointLimitsFromConfig(config),
   });
   // The read-only REST surface and llms.txt answer the same callers as /mcp.
   const rest = createRestSurface(

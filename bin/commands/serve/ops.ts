@@ -51,14 +51,3 @@ export const untilSignal = (logger: Pick<Logger, 'info'>): Promise<void> =>
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-
-/**
- * Host names /mcp answers to by default: the localhost names, the bind address and the host of
- * MCP_PUBLIC_URL (a wildcard bind names no host, so remote names must be listed).
- */
-export const defaultAllowedHosts = (bind: string, publicUrl: string | undefined): string[] => {
-  const hosts = new Set(['localhost', '127.0.0.1', '[::1]']);
-  if (bind !== '0.0.0.0' && bind !== '::') hosts.add(bind.includes(':') ? `[${bind}]` : bind);
-  if (publicUrl !== undefined) hosts.add(new URL(publicUrl).hostname);
-  return [...hosts];
-};

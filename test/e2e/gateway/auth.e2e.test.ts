@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALIZE_2025, MCP_POST_HEADERS } from '../../support/http.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 import { startGateway, tokenTable, waitForProjections, type GatewayUnderTest } from './support.js';
 import { TOOL_SAMPLES } from './tool-samples.js';
@@ -42,24 +43,11 @@ const connect = async (token: string) => {
 const post = (body: object, headers: Record<string, string> = {}) =>
   fetch(gateway.mcpUrl, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
+    headers: { ...MCP_POST_HEADERS, ...headers },
     body: JSON.stringify(body),
   });
 
-const initializeBody = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-};
+const initializeBody = INITIALIZE_2025;
 
 describe('bearer tokens', () => {
   it('given tokens are configured, when a request has no token or an unknown one, then 401 with WWW-Authenticate pointing at the protected-resource metadata', async () => {

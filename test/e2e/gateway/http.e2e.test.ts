@@ -11,6 +11,7 @@ import {
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
+import { INITIALIZE_2025, MCP_POST_HEADERS } from '../../support/http.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 import {
   callEveryTool,
@@ -284,21 +285,8 @@ describe('HTTP transport', () => {
   const initialize = (url: string, headers: Record<string, string> = {}) =>
     fetch(url, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
+      headers: { ...MCP_POST_HEADERS, ...headers },
+      body: JSON.stringify(INITIALIZE_2025),
     });
 
   it('given a foreign Origin or Host, when calling /mcp, then 403 and no session', async () => {

@@ -3,8 +3,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createTokenAuth, hashToken, loadTokenTable } from '../../../mcp-gateway/auth/tokens.js';
 import { createGatewayServices } from '../../../bin/gateway-services.js';
-import { createMcpEndpoint, type McpEndpoint } from '../../../mcp-gateway/http/mcp-endpoint.js';
-import { startHttpServer } from '../../../mcp-gateway/http/server.js';
+import {
+  createMcpEndpoint,
+  endpointLimitsFromConfig,
+  type McpEndpoint,
+} from '../../../mcp-gateway/http/mcp-endpoint.js';
+import { httpSettingsFromConfig, startHttpServer } from '../../../mcp-gateway/http/server.js';
 import { createMcpGateway } from '../../../mcp-gateway/server/factory.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { ingestCorpus } from '../../../services/catalog/ingest.js';
@@ -53,10 +57,10 @@ export const startGateway = async (
     services: composed.services,
     auth: createTokenAuth(loadTokenTable(config)),
     logger,
+    ...endpointLimitsFromConfig(config),
   });
   const http = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...httpSettingsFromConfig(config),
     logger,
     readiness: [],
     routes: endpoint.routes,

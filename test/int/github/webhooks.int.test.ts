@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { Webhooks } from '@octokit/webhooks';
 import type { WebhookDefinition } from '@octokit/webhooks-examples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from '../../../mcp-gateway/http/server.js';
+import {
+  httpSettingsFromConfig,
+  startHttpServer,
+  type RunningHttpServer,
+} from '../../../mcp-gateway/http/server.js';
 import type { Position } from '../../../services/event-store/types.js';
 import { createGitHubOperations } from '../../../services/github/operations.js';
 import { renderProposalPullBody, foldRequestView } from '../../../services/github/render.js';
@@ -13,7 +18,7 @@ import {
   createWebhookReceiver,
   deliveryStreamId,
 } from '../../../services/github/webhooks.js';
-import { Secret } from '../../../services/runtime/config.js';
+import { loadConfig, Secret } from '../../../services/runtime/config.js';
 import {
   OWNER,
   REPO,
@@ -64,8 +69,7 @@ beforeAll(async () => {
     logger: silentLogger,
   });
   server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...httpSettingsFromConfig(loadConfig({ COGITAVE_HTTP_PORT: '0' })),
     logger: silentLogger,
     readiness: [],
     routes: [receiver.route],
@@ -76,6 +80,37 @@ afterAll(async () => {
   await server.close();
   await h.close();
 });
+
+/**
+ * A POST whose declared length may exceed what is sent: the answer must arrive although the
+ * body never does (the server decides on the headers).
+ */
+const rawPost = (
+  url: string,
+  init: { headers: Record<string, string>; body: string },
+): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(`${url}${WEBHOOK_PATH}`);
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: init.headers,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.write(init.body);
+  });
 
 interface Delivered {
   readonly status: number;
@@ -448,7 +483,39 @@ describe('GitHub webhooks', () => {
       body: 'payload=%7B%7D',
     });
 
-    expect([get.status, get.headers.get('allow'), form.status]).toEqual([405, 'POST', 415]);
+    expect([get.status, get.headers.get('allow'), form.status]).toEqual([
+      405,
+      'POST, OPTIONS',
+      415,
+    ]);
     expect(h.double.violations).toEqual([]);
+  });
+
+  it('given an unsigned delivery announcing a huge body, when it arrives, then 401 before any of the body is read', async () => {
+    const answer = await rawPost(server.url, {
+      headers: { 'content-type': 'application/json', 'content-length': String(20_000_000) },
+      body: '{"zen":"',
+    });
+
+    expect(answer.status).toBe(401);
+    expect(answer.body).toContain('X-Hub-Signature-256 is missing');
+  });
+
+  it("given a signed delivery over GitHub's 25 MB, when it arrives, then a readable 413 problem and nothing appended", async () => {
+    const before = await head();
+    const answer = await rawPost(server.url, {
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(26 * 1024 * 1024),
+        'x-hub-signature-256': 'sha256=00',
+        'x-github-event': 'ping',
+        'x-github-delivery': randomUUID(),
+      },
+      body: '{"zen":"',
+    });
+
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 413, title: 'Content Too Large' });
+    expect(await head()).toBe(before);
   });
 });

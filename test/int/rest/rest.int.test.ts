@@ -1,15 +1,19 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startHttpServer, type RunningHttpServer } from '../../../mcp-gateway/http/server.js';
+import {
+  httpSettingsFromConfig,
+  startHttpServer,
+  type RunningHttpServer,
+} from '../../../mcp-gateway/http/server.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { defineTool, type Caller } from '../../../mcp-gateway/registry.js';
 import { createRestSurface, type RestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
+import { loadConfig } from '../../../services/runtime/config.js';
 import { CogitaveError, Unavailable } from '../../../services/runtime/errors.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { AGENT, intakeArgs, openGatewayBed, type GatewayBed } from '../gateway-tools/harness.js';
@@ -62,15 +66,10 @@ const refusingTool = defineTool({
 
 let bed: GatewayBed;
 let surface: RestSurface;
-let server: Server;
+let running: RunningHttpServer;
 let base: string;
 let requestId: string;
 let ajv: Ajv2020;
-
-const listen = async (srv: Server): Promise<string> => {
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
-};
 
 beforeAll(async () => {
   bed = await openGatewayBed('rest');
@@ -85,25 +84,21 @@ beforeAll(async () => {
     version: '0.0.0-test',
     logger: createLogger('silent'),
   });
-  const llms = createLlmsTxtRoute();
-  // A bare node:http server: the surface answers its prefix, llms.txt its exact path.
-  server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (surface.matches(path)) void surface.handle(req, res);
-    else if (path === llms.path) void llms.handle(req, res);
-    else res.writeHead(404).end();
+  // The process's HTTP server (its edge policy included): the surface answers its prefix,
+  // llms.txt its exact path.
+  running = await startHttpServer({
+    ...httpSettingsFromConfig(loadConfig({ COGITAVE_HTTP_PORT: '0' })),
+    logger: createLogger('silent'),
+    readiness: [],
+    routes: [...surface.routes, createLlmsTxtRoute()],
   });
-  base = await listen(server);
+  base = running.url;
   ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
   ajv.addSchema(surface.openapi, 'openapi');
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    server.close(() => {
-      resolve();
-    });
-  });
+  await running.close();
   await bed.close();
 });
 
@@ -316,23 +311,7 @@ describe('GET and POST /api/tools/{name}', () => {
 });
 
 describe('mounted on the process HTTP server', () => {
-  let running: RunningHttpServer;
-
-  beforeAll(async () => {
-    running = await startHttpServer({
-      host: '127.0.0.1',
-      port: 0,
-      logger: createLogger('silent'),
-      readiness: [],
-      routes: [...surface.routes, createLlmsTxtRoute()],
-    });
-  });
-
-  afterAll(async () => {
-    await running.close();
-  });
-
-  it('given the exact-path routes, then tools, the OpenAPI document and llms.txt are served', async () => {
+  it('given the mounted routes, then tools, the OpenAPI document and llms.txt are served', async () => {
     const list = await fetch(`${running.url}/api/tools/list_requests?limit=1`, {
       headers: { authorization: 'Bearer reader' },
     });

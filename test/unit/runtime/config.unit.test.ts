@@ -43,18 +43,29 @@ const DEFAULTS = {
   logLevel: 'info',
 };
 
+/** The bounds of the HTTP and MCP edge, all with defaults. */
+const EDGE_DEFAULTS = {
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 30_000,
+  mcpMaxSessions: 1000,
+  mcpMaxSessionsPerCaller: 100,
+  mcpSessionIdleMs: 1_800_000,
+  mcpMaxListenStreams: 1024,
+  mcpMaxListenStreamsPerCaller: 64,
+};
+
 describe('loadConfig from the environment', () => {
   it('given an empty environment, when loaded, then every setting has its default and the result is frozen', () => {
     const config = loadConfig({});
 
-    expect({ ...config }).toEqual(DEFAULTS);
+    expect({ ...config }).toEqual({ ...DEFAULTS, ...EDGE_DEFAULTS });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('given empty strings for every variable, when loaded, then they count as unset and the defaults apply', () => {
     const env = Object.fromEntries(describeSettings().map(({ env: name }) => [name, '']));
 
-    expect({ ...loadConfig(env) }).toEqual(DEFAULTS);
+    expect({ ...loadConfig(env) }).toEqual({ ...DEFAULTS, ...EDGE_DEFAULTS });
   });
 
   it('given every variable set to a valid value, when loaded, then each is parsed to its typed value', () => {
@@ -80,6 +91,7 @@ describe('loadConfig from the environment', () => {
       httpHost: '0.0.0.0',
       httpPort: 8080,
       logLevel: 'debug',
+      ...EDGE_DEFAULTS,
     });
   });
 
@@ -188,6 +200,7 @@ describe('loadConfig with a config file', () => {
 
     expect({ ...config }).toEqual({
       ...DEFAULTS,
+      ...EDGE_DEFAULTS,
       dataDir: '/srv/cogitave',
       databasePoolSize: 40,
       httpPort: 9000,
@@ -327,6 +340,13 @@ describe('describeSettings', () => {
       'MCP_ALLOWED_HOSTS',
       'MCP_ALLOWED_ORIGINS',
       'MCP_PUBLIC_URL',
+      'COGITAVE_HTTP_HEADERS_TIMEOUT_MS',
+      'COGITAVE_HTTP_REQUEST_TIMEOUT_MS',
+      'COGITAVE_MCP_MAX_SESSIONS',
+      'COGITAVE_MCP_MAX_SESSIONS_PER_CALLER',
+      'COGITAVE_MCP_SESSION_IDLE_MS',
+      'COGITAVE_MCP_MAX_LISTEN_STREAMS',
+      'COGITAVE_MCP_MAX_LISTEN_STREAMS_PER_CALLER',
       'EMBEDDINGS_URL',
       'EMBEDDINGS_MODEL',
       'EMBEDDINGS_API_KEY',
