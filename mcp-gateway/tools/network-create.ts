@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommandMetadata } from '../../services/requests/commands.js';
+import type { CommandMetadata } from '../../services/commands/metadata.js';
 import { descriptionSchema, networkNameSchema } from '../../services/networks/inputs.js';
 import { CogitaveError } from '../../services/runtime/errors.js';
 import { appendOnly, type Caller, defineTool, type ToolContext } from '../registry.js';

@@ -1,5 +1,4 @@
 import { v5 } from 'uuid';
-import type { EventMetadata, EventToAppend, ExpectedRevision } from '../event-store/types.js';
 import { nodeContentHash, type NodeContent } from './content.js';
 import type { NodeEvent } from './events.js';
 
@@ -32,13 +31,6 @@ export const evolveNode = (state: NodeState, event: NodeEvent): NodeState => ({
   content: event.data.content,
   contentHash: event.data.contentHash,
 });
-
-/** Who and when: the ingest run's metadata. */
-export interface CatalogCommandMetadata {
-  readonly commandId: string;
-  readonly actor: string;
-  readonly at: string;
-}
 
 export type NodeCommand =
   | { readonly type: 'PublishNode'; readonly content: NodeContent }
@@ -94,25 +86,10 @@ export const nodeEventId = (
   contentHash: string,
 ): string => v5(`node/${uid}/${revision}/${type}/${contentHash}`, NODE_EVENT_NAMESPACE);
 
-export const expectedRevisionOf = (state: NodeState): ExpectedRevision =>
-  state.revision ?? 'no_stream';
-
-export const toNodeEventsToAppend = (
-  state: NodeState,
-  events: readonly NodeEvent[],
-  meta: CatalogCommandMetadata,
-): EventToAppend[] => {
-  const metadata: EventMetadata = {
-    actor: meta.actor,
-    correlationId: meta.commandId,
-    causationId: meta.commandId,
-    at: meta.at,
-  };
+/** The ids of `events` decided on `state`, each at the revision it lands at. */
+export const nodeEventIds = (state: NodeState, events: readonly NodeEvent[]): string[] => {
   const first = state.revision === null ? 0n : state.revision + 1n;
-  return events.map((event, index) => ({
-    id: nodeEventId(state.uid, first + BigInt(index), event.type, event.data.contentHash),
-    type: event.type,
-    data: event.data,
-    metadata,
-  }));
+  return events.map((event, index) =>
+    nodeEventId(state.uid, first + BigInt(index), event.type, event.data.contentHash),
+  );
 };

@@ -1,14 +1,13 @@
-import { DuplicateEventId, WrongExpectedVersion } from '../event-store/errors.js';
+import { runCommand } from '../commands/handler.js';
+import type { CommandMetadata } from '../commands/metadata.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import type { NodeContent } from './content.js';
 import { loadCorpus, type CorpusIssue, type DanglingLink } from './corpus.js';
 import {
   decideNode,
   evolveNode,
-  expectedRevisionOf,
   initialNodeState,
-  toNodeEventsToAppend,
-  type CatalogCommandMetadata,
+  nodeEventIds,
   type NodeCommand,
   type NodeState,
 } from './decide.js';
@@ -51,7 +50,7 @@ export interface IngestReport {
 
 export interface IngestOptions {
   readonly dir: string;
-  readonly meta: CatalogCommandMetadata;
+  readonly meta: CommandMetadata;
   readonly dryRun?: boolean;
   /** Skip the TypeScript compile check of samples. */
   readonly checkSamples?: boolean;
@@ -59,6 +58,9 @@ export interface IngestOptions {
 }
 
 const PAGE = 5000;
+
+/** Decisions on one node before a race with another ingest is reported. */
+const MAX_ATTEMPTS = 3;
 
 /** The current state of every catalog node, folded from the node streams. */
 export const loadNodeStates = async (eventStore: EventStore): Promise<Map<string, NodeState>> => {
@@ -185,25 +187,26 @@ export const ingestCorpus = async (
   options.onProgress?.(0, changes.length);
   for (const command of changes) {
     const uid = uidOf(command);
-    let state = states.get(uid) ?? initialNodeState(uid);
-    for (let attempt = 1; ; attempt += 1) {
-      const events = decideNode(command, state);
-      if (events.length === 0) break;
-      try {
-        const result = await eventStore.append(
-          nodeStreamId(uid),
-          toNodeEventsToAppend(state, events, options.meta),
-          { expectedRevision: expectedRevisionOf(state) },
-        );
-        lastPosition = result.position;
-        break;
-      } catch (error) {
-        // Another ingest decided first: decide again on what it wrote (often: nothing to do).
-        const raced = error instanceof WrongExpectedVersion || error instanceof DuplicateEventId;
-        if (!raced || attempt >= 3) throw error;
-        state = await readNodeState(eventStore, uid);
-      }
-    }
+    // Decided on the states read at the start; another ingest that decided first makes the
+    // next attempt decide again on what it wrote (often: nothing left to do).
+    const outcome = await runCommand(
+      eventStore,
+      {
+        streamId: nodeStreamId(uid),
+        meta: options.meta,
+        load: async (fresh) => {
+          const state = fresh
+            ? await readNodeState(eventStore, uid)
+            : (states.get(uid) ?? initialNodeState(uid));
+          return { state, revision: state.revision, position: null, fresh };
+        },
+        decide: ({ state }) => decideNode(command, state),
+        parse: (recorded) => parseNodeEvent(recorded.type, recorded.data),
+        eventIds: ({ state }, events) => nodeEventIds(state, events),
+      },
+      { maxAttempts: MAX_ATTEMPTS },
+    );
+    if (outcome.events.length > 0) lastPosition = outcome.position ?? lastPosition;
     done += 1;
     options.onProgress?.(done, changes.length);
   }

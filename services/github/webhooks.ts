@@ -4,8 +4,8 @@ import { v5 as uuidv5 } from 'uuid';
 import { z } from 'zod';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/types.js';
+import type { CommandMetadata } from '../commands/metadata.js';
 import type {
-  CommandMetadata,
   CommandResult,
   IntakeDecisionInput,
   ProposalDecisionInput,

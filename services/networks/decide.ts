@@ -1,4 +1,4 @@
-import type { CommandMetadata } from '../requests/commands.js';
+import type { CommandMetadata } from '../commands/metadata.js';
 import { NetworkLimitReached, NetworkNotFound, NodeNotFound } from './errors.js';
 import type { Attributes, NetworkEvent } from './events.js';
 import { hasNode, type NetworkState } from './state.js';

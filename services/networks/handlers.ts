@@ -1,9 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DuplicateEventId, WrongExpectedVersion } from '../event-store/errors.js';
+import { runCommand, type CommandOutcome } from '../commands/handler.js';
+import { parseInput } from '../commands/inputs.js';
+import { parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
-import type { CommandMetadata } from '../requests/commands.js';
-import { commandEventId, toEventsToAppend } from '../requests/event-ids.js';
-import { commandMetadataSchema } from '../requests/inputs.js';
 import { CogitaveError } from '../runtime/errors.js';
 import {
   DEFAULT_NETWORK_LIMITS,
@@ -22,7 +20,6 @@ import {
   addEdgeInputSchema,
   addNodeInputSchema,
   createNetworkInputSchema,
-  parseNetworkInput,
   type AddEdgeInput,
   type AddNodeInput,
   type CreateNetworkInput,
@@ -110,6 +107,9 @@ const toNetworkEvent = (event: RecordedEvent): NetworkEvent => {
   return { type: event.type, data: event.data } as NetworkEvent;
 };
 
+const isEdgeAdded = (event: NetworkEvent): event is NetworkEdgeAdded =>
+  event.type === 'NetworkEdgeAdded';
+
 /** Runs `task`s of one key one after another; other keys run freely. */
 const createKeyedQueue = () => {
   const tails = new Map<string, Promise<void>>();
@@ -176,98 +176,55 @@ export const createNetworkCommandHandlers = ({
     return folded;
   };
 
-  /** The event this command appended earlier (same commandId), when it is retried. */
-  const findOwnEvent = async (
-    streamId: string,
-    meta: CommandMetadata,
-  ): Promise<RecordedEvent | undefined> => {
-    const id = commandEventId(meta.commandId, 0);
-    let fromRevision: bigint | undefined;
-    for (;;) {
-      const page = await eventStore.readStream(streamId, {
-        direction: 'backwards',
-        maxCount: PAGE,
-        ...(fromRevision === undefined ? {} : { fromRevision }),
-      });
-      const found = page.find((event) => event.id === id);
-      if (found) return found;
-      const last = page.at(-1);
-      if (page.length < PAGE || !last || last.revision === 0n) return undefined;
-      fromRevision = last.revision - 1n;
-    }
-  };
-
-  /**
-   * Decides on the cached state when there is one (saving a read per command), else on the
-   * stream. The cache is always a prefix of the stream, so what it decides is safe: a node it
-   * knows exists (`duplicate` is right), and events it decides are appended at its revision,
-   * which the store refuses if the stream moved on. Only a refusal may come from a cache
-   * that is behind (a node another process just added), so it is checked on the stream.
-   */
-  const decideOn = async (
-    command: NetworkCommand,
-    streamId: string,
-    mayUseCache: boolean,
-  ): Promise<{ readonly folded: Folded; readonly events: NetworkEvent[] }> => {
-    const cached = mayUseCache ? cache.get(streamId) : undefined;
-    if (cached) {
-      try {
-        return { folded: cached, events: decideNetwork(command, cached.state, limits) };
-      } catch {
-        // Decided again below, on the stream.
-      }
-    }
-    const folded = await catchUp(streamId);
-    return { folded, events: decideNetwork(command, folded.state, limits) };
-  };
-
   interface Executed {
+    /** The network after the command (as decided on, when nothing was appended). */
     readonly folded: Folded;
+    /** The command's events: appended now, or stored by an earlier attempt of it. */
     readonly events: readonly NetworkEvent[];
-    /** Set when a retried command's events were already in the stream. */
-    readonly replayed?: RecordedEvent;
   }
 
+  /**
+   * Runs the command on the cached state when there is one (saving a read per command), else
+   * on the stream. The cache is always a prefix of the stream, so what it decides is safe: a
+   * node it knows exists (`duplicate` is right), and events it decides are appended at its
+   * revision, which the store refuses if the stream moved on. A refusal decided on the cache
+   * is checked on the stream (`runCommand` does that for a state that is not `fresh`).
+   */
   const execute = (command: NetworkCommand): Promise<Executed> => {
     const streamId = networkStreamId(command.networkName);
     return serialised(streamId, async () => {
-      for (let attempt = 1; ; attempt += 1) {
-        const { folded, events } = await decideOn(command, streamId, attempt === 1);
-        if (events.length === 0) return { folded, events };
-        try {
-          const result = await eventStore.append(streamId, toEventsToAppend(events, command.meta), {
-            expectedRevision: folded.state.revision ?? 'no_stream',
-          });
-          const next = { state: events.reduce(evolve, folded.state), position: result.position };
-          if (next.state.revision === result.nextRevision) remember(streamId, next);
-          else cache.delete(streamId);
-          return { folded: next, events };
-        } catch (error) {
-          if (error instanceof WrongExpectedVersion) {
-            // The stream did not move, yet the store refused: this command's events are
-            // already stored at an earlier revision (the command is being retried).
-            if (error.actual !== null && error.actual === folded.state.revision) {
-              const replayed = await findOwnEvent(streamId, command.meta);
-              if (replayed) return { folded, events, replayed };
-            }
-            if (attempt >= maxAttempts)
-              throw new NetworkBusy(command.networkName, attempt, { cause: error });
-            // Someone else wrote first: a short, jittered pause spreads out the next round.
-            await sleep(Math.random() * 5 * attempt);
-            continue;
-          }
-          if (error instanceof DuplicateEventId) {
-            const replayed = await findOwnEvent(streamId, command.meta);
-            if (replayed) return { folded, events, replayed };
-          }
-          throw error;
-        }
+      const outcome: CommandOutcome<NetworkState, NetworkEvent> = await runCommand(
+        eventStore,
+        {
+          streamId,
+          meta: command.meta,
+          load: async (fresh) => {
+            const cached = fresh ? undefined : cache.get(streamId);
+            const folded = cached ?? (await catchUp(streamId));
+            return { ...folded, revision: folded.state.revision, fresh: cached === undefined };
+          },
+          decide: ({ state }) => decideNetwork(command, state, limits),
+          parse: toNetworkEvent,
+        },
+        {
+          maxAttempts,
+          conflict: (error, attempts) =>
+            new NetworkBusy(command.networkName, attempts, { cause: error }),
+        },
+      );
+      const decidedOn = { state: outcome.decidedOn.state, position: outcome.decidedOn.position };
+      if (outcome.replayed || outcome.events.length === 0) {
+        return { folded: decidedOn, events: outcome.events };
       }
+      const next = {
+        state: outcome.events.reduce(evolve, decidedOn.state),
+        position: outcome.position,
+      };
+      if (next.state.revision === outcome.revision) remember(streamId, next);
+      else cache.delete(streamId);
+      return { folded: next, events: outcome.events };
     });
   };
-
-  const metaOf = (meta: CommandMetadata, what: string): CommandMetadata =>
-    parseNetworkInput(commandMetadataSchema, meta, `${what} metadata`);
 
   const outcome = (networkName: string, executed: Executed): NetworkWriteResult => {
     const { state, position } = executed.folded;
@@ -284,8 +241,8 @@ export const createNetworkCommandHandlers = ({
 
   return {
     createNetwork: async (input, meta) => {
-      const parsedMeta = metaOf(meta, 'createNetwork');
-      const parsed = parseNetworkInput(createNetworkInputSchema, input, 'createNetwork');
+      const parsedMeta = parseCommandMetadata(meta, 'createNetwork');
+      const parsed = parseInput(createNetworkInputSchema, input, 'createNetwork');
       const executed = await execute({
         type: 'CreateNetwork',
         networkName: parsed.networkName,
@@ -296,8 +253,8 @@ export const createNetworkCommandHandlers = ({
     },
 
     addNode: async (input, meta) => {
-      const parsedMeta = metaOf(meta, 'addNode');
-      const parsed = parseNetworkInput(addNodeInputSchema, input, 'addNode');
+      const parsedMeta = parseCommandMetadata(meta, 'addNode');
+      const parsed = parseInput(addNodeInputSchema, input, 'addNode');
       const executed = await execute({
         type: 'AddNode',
         networkName: parsed.networkName,
@@ -310,8 +267,8 @@ export const createNetworkCommandHandlers = ({
     },
 
     addEdge: async (input, meta) => {
-      const parsedMeta = metaOf(meta, 'addEdge');
-      const parsed = parseNetworkInput(addEdgeInputSchema, input, 'addEdge');
+      const parsedMeta = parseCommandMetadata(meta, 'addEdge');
+      const parsed = parseInput(addEdgeInputSchema, input, 'addEdge');
       const executed = await execute({
         type: 'AddEdge',
         networkName: parsed.networkName,
@@ -321,8 +278,7 @@ export const createNetworkCommandHandlers = ({
         attributes: parsed.attributes ?? {},
         meta: parsedMeta,
       });
-      const edge = (executed.replayed?.data ?? executed.events[0]?.data) as
-        NetworkEdgeAdded['data'] | undefined;
+      const edge = executed.events.find(isEdgeAdded)?.data;
       if (!edge) throw new CogitaveError('INTERNAL', 'addEdge decided no edge');
       return {
         ...outcome(parsed.networkName, executed),

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { InvalidArgument } from '../runtime/errors.js';
 
 /**
  * Input validation of the Network commands and queries, run before anything is read or
@@ -112,24 +111,3 @@ export const nodeRefInputSchema = z.strictObject({
 export type CreateNetworkInput = z.input<typeof createNetworkInputSchema>;
 export type AddNodeInput = z.input<typeof addNodeInputSchema>;
 export type AddEdgeInput = z.input<typeof addEdgeInputSchema>;
-
-const describeIssues = (error: z.ZodError): string =>
-  error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'input'}: ${issue.message}`)
-    .join('; ');
-
-/** Parses or throws InvalidArgument("<what>: field: problem; …"). */
-export const parseNetworkInput = <S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-): z.output<S> => {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new InvalidArgument(`${what}: ${describeIssues(parsed.error)}`, {
-    issues: parsed.error.issues.map((issue) => ({
-      path: issue.path.map(String),
-      message: issue.message,
-    })),
-  });
-};

@@ -14,7 +14,8 @@ import {
 import type { NetworkSummary } from '../../projections/networks/state.js';
 import type { Queryable } from '../database/queryable.js';
 import type { EventStore } from '../event-store/types.js';
-import type { CommandMetadata } from '../requests/commands.js';
+import { parseInput } from '../commands/inputs.js';
+import type { CommandMetadata } from '../commands/metadata.js';
 import { InvalidArgument } from '../runtime/errors.js';
 import type { NetworkLimits } from './decide.js';
 import { NetworkNotFound, NodeNotFound } from './errors.js';
@@ -28,7 +29,6 @@ import {
 import {
   networkNameSchema,
   nodeRefInputSchema,
-  parseNetworkInput,
   type AddEdgeInput,
   type AddNodeInput,
   type CreateNetworkInput,
@@ -127,7 +127,7 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
   };
 
   const nodeRef = (networkName: string, nodeId: string) =>
-    parseNetworkInput(nodeRefInputSchema, { networkName, nodeId }, 'node');
+    parseInput(nodeRefInputSchema, { networkName, nodeId }, 'node');
 
   return {
     commands,
@@ -154,7 +154,7 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
     },
 
     getNetwork: async (networkName) => {
-      const name = parseNetworkInput(networkNameSchema, networkName, 'network_name');
+      const name = parseInput(networkNameSchema, networkName, 'network_name');
       await caughtUp(name);
       const summary = await getNetwork(db, name);
       if (!summary) throw new NetworkNotFound(name);

@@ -1,21 +1,8 @@
 import type { Evidence } from '../../lifecycle/evidence.js';
 import type { Stage } from '../../lifecycle/stages.js';
+import type { CommandMetadata } from '../commands/metadata.js';
 import type { ExpectedRevision } from '../event-store/types.js';
 import type { AcceptanceCriterion, ApprovalChannel, Priority, RequestLink } from './events.js';
-
-/**
- * Who, when and which attempt: every command carries it, so deciders stay pure. `commandId`
- * is a UUID chosen by the caller; event ids are derived from it, so a retried command (same
- * commandId) appends nothing new.
- */
-export interface CommandMetadata {
-  readonly commandId: string;
-  readonly actor: string;
-  /** ISO-8601 with offset. */
-  readonly at: string;
-  readonly correlationId?: string | undefined;
-  readonly causationId?: string | undefined;
-}
 
 export interface IntakeInput {
   readonly title: string;

@@ -7,8 +7,8 @@ import {
   type LifecycleView,
   type Verdict,
 } from '../../lifecycle/validate.js';
+import type { CommandMetadata } from '../commands/metadata.js';
 import type {
-  CommandMetadata,
   IntakeDecisionInput,
   IntakeIssueInput,
   ProposalDecisionInput,

@@ -1,20 +1,21 @@
 import { z } from 'zod';
 import type { IntakeForm } from '../../lifecycle/intake-form.js';
 import { PRIORITIES } from '../../lifecycle/intake-form.js';
+import { toEventsToAppend } from '../commands/event-ids.js';
+import { foldWholeStream, runCommand } from '../commands/handler.js';
+import { parseInput } from '../commands/inputs.js';
+import { eventMetadata, parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore, ExpectedRevision, RecordedEvent } from '../event-store/types.js';
 import { CogitaveError } from '../runtime/errors.js';
-import type { CommandMetadata, CommandResult, RequestCommandHandlers } from './commands.js';
+import type { CommandResult, RequestCommandHandlers } from './commands.js';
 import { decide, requestIdOf, type RequestCommand } from './decide.js';
 import { RequestChanged } from './errors.js';
-import { commandEventId, eventMetadata, toEventsToAppend } from './event-ids.js';
 import { REQUEST_EVENT_TYPES, requestStreamId, type RequestEvent } from './events.js';
 import {
-  commandMetadataSchema,
   intakeDecisionInputSchema,
   intakeInputSchema,
   intakeIssueInputSchema,
-  parseInput,
   proposalDecisionInputSchema,
   proposalPullRequestInputSchema,
   stageAdvanceInputSchema,
@@ -24,33 +25,19 @@ import { allocateRequestId, type RequestIdAllocation } from './request-ids.js';
 import { evolve, initialState, type RequestState } from './state.js';
 
 /**
- * The write side of requests: validate, load the stream, fold, decide, append at the revision
- * the decision was made on. A retried command (same commandId) appends nothing new: if the
- * stream already holds the command's first event (ids derive from the commandId), the command
- * is decided again on the history before it and appended at that same revision, which the
- * store answers as an idempotent success with the original result.
+ * The write side of requests: validate, then run the command (`runCommand`): fold the whole
+ * stream, decide, append at the revision the decision was made on, and on a concurrent write
+ * decide again on the new state. A retried command (same commandId) appends nothing new: it
+ * is decided again on the history before its first event and answered with the original
+ * result.
  */
 
 export interface RequestCommandHandlerDeps {
   readonly eventStore: EventStore;
 }
 
-const PAGE = 1000;
-
-const readWholeStream = async (
-  eventStore: EventStore,
-  streamId: string,
-): Promise<RecordedEvent[]> => {
-  const events: RecordedEvent[] = [];
-  for (;;) {
-    const page = await eventStore.readStream(streamId, {
-      fromRevision: BigInt(events.length),
-      maxCount: PAGE,
-    });
-    events.push(...page);
-    if (page.length < PAGE) return events;
-  }
-};
+/** Decisions made before a request that keeps changing is reported as RequestChanged. */
+const MAX_ATTEMPTS = 5;
 
 const isRequestEventType = (type: string): type is RequestEvent['type'] =>
   (REQUEST_EVENT_TYPES as readonly string[]).includes(type);
@@ -67,8 +54,6 @@ const toRequestEvent = (event: RecordedEvent): RequestEvent => {
   return { type: event.type, data: event.data } as RequestEvent;
 };
 
-const expectedOf = (state: RequestState): ExpectedRevision => state.revision ?? 'no_stream';
-
 /**
  * The caller's optimistic-concurrency expectation, checked before deciding. A request that
  * does not exist is left to decide, which reports it as unknown rather than as stale.
@@ -76,9 +61,8 @@ const expectedOf = (state: RequestState): ExpectedRevision => state.revision ?? 
 const checkExpected = (
   requestId: string,
   expected: ExpectedRevision | undefined,
-  state: RequestState,
+  actual: bigint | null,
 ): void => {
-  const actual = state.revision;
   if (expected === undefined || expected === 'any' || actual === null) return;
   if (expected === 'stream_exists' || expected === actual) return;
   throw new RequestChanged(
@@ -131,29 +115,28 @@ export const createRequestCommandHandlers = ({
   ): Promise<{ readonly revision: bigint; readonly events: readonly RequestEvent[] }> => {
     const requestId = requestIdOf(command);
     const streamId = requestStreamId(requestId);
-    const recorded = await readWholeStream(eventStore, streamId);
-    const replayAt = recorded.findIndex(
-      (event) => event.id === commandEventId(command.meta.commandId, 0),
+    const outcome = await runCommand<RequestState, RequestEvent>(
+      eventStore,
+      {
+        streamId,
+        meta: command.meta,
+        load: foldWholeStream(eventStore, streamId, command.meta, (history) =>
+          history.map(toRequestEvent).reduce(evolve, initialState),
+        ),
+        decide: ({ state, revision }) => {
+          checkExpected(requestId, expected, revision);
+          return decide(command, state);
+        },
+        parse: toRequestEvent,
+      },
+      {
+        maxAttempts: MAX_ATTEMPTS,
+        conflict: (error) => new RequestChanged(requestId, error),
+      },
     );
-    const history = replayAt === -1 ? recorded : recorded.slice(0, replayAt);
-    const state = history.map(toRequestEvent).reduce(evolve, initialState);
-    checkExpected(requestId, expected, state);
-    const events = decide(command, state);
     // Nothing to record (already recorded): the request exists, or decide would have thrown.
-    if (events.length === 0) return { revision: state.revision ?? -1n, events };
-    try {
-      const result = await eventStore.append(streamId, toEventsToAppend(events, command.meta), {
-        expectedRevision: expectedOf(state),
-      });
-      return { revision: result.nextRevision, events };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersion) throw new RequestChanged(requestId, error);
-      throw error;
-    }
+    return { revision: outcome.revision ?? -1n, events: outcome.events };
   };
-
-  const metaOf = (meta: CommandMetadata, what: string): CommandMetadata =>
-    parseInput(commandMetadataSchema, meta, `${what} metadata`);
 
   const createRequest = async (allocation: RequestIdAllocation<StoredIntake>): Promise<void> => {
     const { intake, meta } = allocation.payload;
@@ -176,7 +159,7 @@ export const createRequestCommandHandlers = ({
 
   return {
     proposeIntake: async (input, meta) => {
-      const parsedMeta = metaOf(meta, 'proposeIntake');
+      const parsedMeta = parseCommandMetadata(meta, 'proposeIntake');
       const intake = parseInput(intakeInputSchema, input, 'proposeIntake');
       const allocation = await oneAtATime(() =>
         allocateRequestId<StoredIntake>({
@@ -197,7 +180,7 @@ export const createRequestCommandHandlers = ({
       const command: RequestCommand = {
         type: 'ProposeStageAdvance',
         input: parsed,
-        meta: metaOf(meta, 'proposeStageAdvance'),
+        meta: parseCommandMetadata(meta, 'proposeStageAdvance'),
       };
       const { revision, events } = await execute(command, parsed.expectedRevision);
       const proposed = events.find((event) => event.type === 'StageAdvanceProposed');
@@ -209,42 +192,42 @@ export const createRequestCommandHandlers = ({
       result({
         type: 'RecordIntakeIssue',
         input: parseInput(intakeIssueInputSchema, input, 'recordIntakeIssue'),
-        meta: metaOf(meta, 'recordIntakeIssue'),
+        meta: parseCommandMetadata(meta, 'recordIntakeIssue'),
       }),
 
     recordProposalPullRequest: async (input, meta) =>
       result({
         type: 'RecordProposalPullRequest',
         input: parseInput(proposalPullRequestInputSchema, input, 'recordProposalPullRequest'),
-        meta: metaOf(meta, 'recordProposalPullRequest'),
+        meta: parseCommandMetadata(meta, 'recordProposalPullRequest'),
       }),
 
     approveProposal: async (input, meta) =>
       result({
         type: 'ApproveProposal',
         input: parseInput(proposalDecisionInputSchema, input, 'approveProposal'),
-        meta: metaOf(meta, 'approveProposal'),
+        meta: parseCommandMetadata(meta, 'approveProposal'),
       }),
 
     rejectProposal: async (input, meta) =>
       result({
         type: 'RejectProposal',
         input: parseInput(proposalDecisionInputSchema, input, 'rejectProposal'),
-        meta: metaOf(meta, 'rejectProposal'),
+        meta: parseCommandMetadata(meta, 'rejectProposal'),
       }),
 
     rejectIntake: async (input, meta) =>
       result({
         type: 'RejectIntake',
         input: parseInput(intakeDecisionInputSchema, input, 'rejectIntake'),
-        meta: metaOf(meta, 'rejectIntake'),
+        meta: parseCommandMetadata(meta, 'rejectIntake'),
       }),
 
     withdraw: async (input, meta) =>
       result({
         type: 'Withdraw',
         input: parseInput(withdrawInputSchema, input, 'withdraw'),
-        meta: metaOf(meta, 'withdraw'),
+        meta: parseCommandMetadata(meta, 'withdraw'),
       }),
   };
 };

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { evidenceSchema } from '../../lifecycle/evidence.js';
-import { describeFormIssues, formIssues, intakeFormSchema } from '../../lifecycle/intake-form.js';
+import { intakeFormSchema } from '../../lifecycle/intake-form.js';
 import { STAGES } from '../../lifecycle/stages.js';
-import { InvalidArgument } from '../runtime/errors.js';
 
 /**
  * Input validation of the Request commands, run before anything is read or appended: a bad
@@ -23,14 +22,6 @@ const text = (max: number, what: string) =>
     .trim()
     .min(1, { error: `must not be empty: ${what}` })
     .max(max, { error: `must be at most ${max} characters` });
-
-export const commandMetadataSchema = z.object({
-  commandId: z.uuid({ error: 'must be a UUID chosen by the caller (reuse it when retrying)' }),
-  actor: text(200, 'who issues the command'),
-  at: z.iso.datetime({ offset: true, error: 'must be an ISO-8601 timestamp with offset' }),
-  correlationId: text(200, 'the correlation id').optional(),
-  causationId: text(200, 'the causing command or event id').optional(),
-});
 
 const stageSchema = z.enum(STAGES, { error: `must be one of ${STAGES.join(', ')}` });
 
@@ -101,15 +92,3 @@ export const withdrawInputSchema = z.strictObject({
   requestId: requestIdSchema,
   reason: text(2000, 'why the request is withdrawn'),
 });
-
-/** Parses or throws InvalidArgument("<what>: field: problem; …"). */
-export const parseInput = <S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-): z.output<S> => {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issues = formIssues(parsed.error);
-  throw new InvalidArgument(`${what}: ${describeFormIssues(issues)}`, { issues });
-};

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventMetadata, EventStore, RecordedEvent } from '../event-store/types.js';
 import { Unavailable } from '../runtime/errors.js';
-import { commandEventId } from './event-ids.js';
+import { commandEventId } from '../commands/event-ids.js';
 import { requestStreamId } from './events.js';
 
 /**

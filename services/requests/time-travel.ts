@@ -1,5 +1,6 @@
 import { comparePositions } from '../event-store/position.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
+import { readWholeStream } from '../event-store/whole-stream.js';
 import { InvalidArgument } from '../runtime/errors.js';
 import { REQUEST_EVENT_TYPES, requestStreamId, type RequestEvent } from './events.js';
 import { RequestNotFound } from './errors.js';
@@ -34,22 +35,6 @@ export interface HistoryEntry {
   readonly hash: string;
   readonly data: unknown;
 }
-
-const PAGE = 1000;
-
-const readWholeStream = async (
-  eventStore: EventStore,
-  streamId: string,
-): Promise<RecordedEvent[]> => {
-  const events: RecordedEvent[] = [];
-  for (let from = 0n; ;) {
-    const page = await eventStore.readStream(streamId, { fromRevision: from, maxCount: PAGE });
-    events.push(...page);
-    const last = page.at(-1);
-    if (page.length < PAGE || !last) return events;
-    from = last.revision + 1n;
-  }
-};
 
 const toRequestEvent = (event: RecordedEvent): RequestEvent | null =>
   (REQUEST_EVENT_TYPES as readonly string[]).includes(event.type)

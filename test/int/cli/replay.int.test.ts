@@ -13,10 +13,8 @@ import {
   eventStoreMigrations,
   type PostgresEventStore,
 } from '../../../services/event-store/postgres/adapter.js';
-import type {
-  CommandMetadata,
-  RequestCommandHandlers,
-} from '../../../services/requests/commands.js';
+import type { CommandMetadata } from '../../../services/commands/metadata.js';
+import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
 import { PROJECTIONS } from '../../../projections/registry.js';
 import { createLogger } from '../../../services/runtime/logger.js';

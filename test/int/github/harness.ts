@@ -20,10 +20,8 @@ import {
   type GitHubReactor,
   type GitHubReactorOptions,
 } from '../../../services/github/reactor.js';
-import type {
-  CommandMetadata,
-  RequestCommandHandlers,
-} from '../../../services/requests/commands.js';
+import type { CommandMetadata } from '../../../services/commands/metadata.js';
+import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { requestStreamId } from '../../../services/requests/events.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
 import { Secret } from '../../../services/runtime/config.js';

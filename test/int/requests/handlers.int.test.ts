@@ -18,7 +18,8 @@ import {
   RequestClosed,
   RequestNotFound,
 } from '../../../services/requests/errors.js';
-import { commandEventId, eventMetadata } from '../../../services/requests/event-ids.js';
+import { commandEventId } from '../../../services/commands/event-ids.js';
+import { eventMetadata } from '../../../services/commands/metadata.js';
 import { requestStreamId } from '../../../services/requests/events.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
 import {

@@ -8,9 +8,10 @@ import {
   decideNode,
   evolveNode,
   initialNodeState,
-  toNodeEventsToAppend,
+  nodeEventIds,
   type NodeState,
 } from '../../../services/catalog/decide.js';
+import { toEventsToAppend } from '../../../services/commands/event-ids.js';
 
 const content = (title: string): NodeContent =>
   normalizeContent({
@@ -89,19 +90,18 @@ describe('the Node decider', () => {
   it('derives event ids from the decision, not from the run', () => {
     const state = initialNodeState('x.doc');
     const events = decideNode({ type: 'PublishNode', content: content('A') }, state);
-    const first = toNodeEventsToAppend(state, events, meta);
-    const again = toNodeEventsToAppend(state, events, {
-      ...meta,
-      commandId: 'c2',
-      at: '2027-01-01T00:00:00.000Z',
-    });
+    const first = toEventsToAppend(events, meta, nodeEventIds(state, events));
+    const again = toEventsToAppend(
+      events,
+      { ...meta, commandId: 'c2', at: '2027-01-01T00:00:00.000Z' },
+      nodeEventIds(state, events),
+    );
     expect(again.map((e) => e.id)).toEqual(first.map((e) => e.id));
-    const other = toNodeEventsToAppend(
+    const other = nodeEventIds(
       state,
       decideNode({ type: 'PublishNode', content: content('B') }, state),
-      meta,
     );
-    expect(other[0]?.id).not.toBe(first[0]?.id);
+    expect(other[0]).not.toBe(first[0]?.id);
   });
 
   it('hashes content independently of edge and moniker order', () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { parseInput } from '../../../services/commands/inputs.js';
 import {
   addEdgeInputSchema,
   addNodeInputSchema,
   createNetworkInputSchema,
   MAX_DATA_BYTES,
-  parseNetworkInput,
 } from '../../../services/networks/inputs.js';
 import { InvalidArgument } from '../../../services/runtime/errors.js';
 
-const ok = (schema: Parameters<typeof parseNetworkInput>[0], value: unknown) =>
+const ok = (schema: Parameters<typeof parseInput>[0], value: unknown) =>
   schema.safeParse(value).success;
 
 describe('Network inputs', () => {
@@ -56,18 +56,14 @@ describe('Network inputs', () => {
 
   it('throws InvalidArgument naming each bad field', () => {
     expect(() =>
-      parseNetworkInput(
+      parseInput(
         addEdgeInputSchema,
         { networkName: 'bad name', source: '', target: 'b' },
         'addEdge',
       ),
     ).toThrow(InvalidArgument);
     expect(() =>
-      parseNetworkInput(
-        addEdgeInputSchema,
-        { networkName: 'n', source: '', target: 'b' },
-        'addEdge',
-      ),
+      parseInput(addEdgeInputSchema, { networkName: 'n', source: '', target: 'b' }, 'addEdge'),
     ).toThrow(/addEdge: source: must not be empty/);
   });
 });

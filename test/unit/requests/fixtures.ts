@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FORWARD_STAGES, type Stage } from '../../../lifecycle/stages.js';
 import type { Evidence } from '../../../lifecycle/evidence.js';
-import type { CommandMetadata } from '../../../services/requests/commands.js';
+import type { CommandMetadata } from '../../../services/commands/metadata.js';
 import { decide, type RequestCommand } from '../../../services/requests/decide.js';
 import type { RequestEvent } from '../../../services/requests/events.js';
 import { foldEvents, type RequestState } from '../../../services/requests/state.js';

@@ -6,7 +6,7 @@ import {
   requestIdCounterStreamId,
   requestYearOf,
 } from '../../../services/requests/request-ids.js';
-import { commandEventId } from '../../../services/requests/event-ids.js';
+import { commandEventId } from '../../../services/commands/event-ids.js';
 import { requestIdSchema } from '../../../services/requests/inputs.js';
 
 describe('request ids', () => {
