@@ -1,6 +1,8 @@
 import { createNetworksService } from '../services/networks/service.js';
 import { createGraphQueryService } from '../services/graph-query/service.js';
 import { createRequestCommandHandlers } from '../services/requests/handlers.js';
+import { createRequestsReadService } from '../services/requests/read-service.js';
+import { createResourcesReadService } from '../services/resources/read-service.js';
 import type { App } from './app.js';
 import { createCatalogReadService } from '../services/catalog/read-service.js';
 import { createSearchService, embedderFromConfig } from '../services/search/index.js';
@@ -27,10 +29,14 @@ export const createGatewayServices = async (app: App): Promise<ComposedGatewaySe
   });
   closers.push(() => search.close());
   const services: GatewayServices = {
-    database: app.database,
-    eventStore: app.eventStore,
     changes: app.changes,
     requests: createRequestCommandHandlers({ eventStore: app.eventStore }),
+    requestsRead: createRequestsReadService({
+      db: app.database.pool,
+      eventStore: app.eventStore,
+      changes: app.changes,
+    }),
+    resources: createResourcesReadService({ db: app.database.pool }),
     search,
     catalog: createCatalogReadService({ db: app.database.pool }),
     graphQuery: createGraphQueryService({

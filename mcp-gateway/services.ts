@@ -1,21 +1,25 @@
 import type { ChangeFeed } from '../projections/index.js';
 import type { CatalogReadService } from '../services/catalog/read-service.js';
-import type { Database } from '../services/database/database.js';
-import type { EventStore } from '../services/event-store/types.js';
 import type { GraphQueryService } from '../services/graph-query/service.js';
 import type { NetworksService } from '../services/networks/service.js';
 import type { RequestCommandHandlers } from '../services/requests/commands.js';
+import type { RequestsReadService } from '../services/requests/read-service.js';
+import type { ResourcesReadService } from '../services/resources/read-service.js';
 import type { SearchService } from '../services/search/service.js';
 
 /**
- * What tool handlers and resource readers run on. Built once by the composition root and
- * passed to the server factory; every capability adds its service here.
+ * What tool handlers and resources run on: capability services only, never a database pool or
+ * the event store. Every read method takes the caller's `ReadScope` (the `scope` of a tool's
+ * context). Built once by the composition root and passed to the server factory; every
+ * capability adds its service here.
  */
 export interface GatewayServices {
-  readonly database: Database;
-  readonly eventStore: EventStore;
-  readonly changes: ChangeFeed;
+  /** Change notifications (cross-process): drives resources/updated and list_changed. */
+  readonly changes: Pick<ChangeFeed, 'onChange'>;
+  /** The Request commands (propose-only: intake, stage proposals). */
   readonly requests: RequestCommandHandlers;
+  readonly requestsRead: RequestsReadService;
+  readonly resources: ResourcesReadService;
   readonly search: SearchService;
   readonly catalog: CatalogReadService;
   readonly graphQuery: GraphQueryService;

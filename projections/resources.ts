@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Position } from '../services/event-store/types.js';
 import { canonicalDocumentJson } from './canonical-json.js';
+import { scopeSqlValues, type ReadScope } from '../services/access/grants.js';
 import type { Queryable } from '../services/database/queryable.js';
 import { CopyText } from '../services/database/copy.js';
 import type { BulkRows, ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
@@ -175,29 +176,47 @@ export interface ListResourcesOptions {
   readonly limit: number;
 }
 
-/** A page of the index in URI order (for `resources/list`). */
+/** The condition that a row is in the scope bound at `$types`, `$products`. */
+const inScope = (types: number, products: number): string =>
+  `($${types}::text[] IS NULL OR type = ANY($${types}::text[])) AND ($${products}::text[] IS NULL OR product IS NULL OR product = ANY($${products}::text[]))`;
+
+const scopeValues = (scope: ReadScope): [string[] | null, string[] | null] => {
+  const { types, products } = scopeSqlValues(scope);
+  return [types, products];
+};
+
+/** A page of the index in URI order (for `resources/list`): only the scope's rows. */
 export const listResources = async (
   db: Queryable,
+  scope: ReadScope,
   options: ListResourcesOptions,
 ): Promise<ResourceEntry[]> => {
   const result = await db.query<ResourceEntryRow>(
     `SELECT uri, type, product, title, content_hash, last_modified FROM read_model.resources
       WHERE ($1::text IS NULL OR type = $1) AND ($2::text IS NULL OR product = $2)
-        AND ($3::text IS NULL OR uri > $3)
+        AND ($3::text IS NULL OR uri > $3) AND ${inScope(5, 6)}
       ORDER BY uri LIMIT $4`,
-    [options.type ?? null, options.product ?? null, options.afterUri ?? null, options.limit],
+    [
+      options.type ?? null,
+      options.product ?? null,
+      options.afterUri ?? null,
+      options.limit,
+      ...scopeValues(scope),
+    ],
   );
   return result.rows.map(toEntry);
 };
 
+/** The index row of a URI; undefined when there is none or the scope hides it. */
 export const getResource = async (
   db: Queryable,
+  scope: ReadScope,
   uri: string,
 ): Promise<ResourceEntry | undefined> => {
   const result = await db.query<ResourceEntryRow>(
     `SELECT uri, type, product, title, content_hash, last_modified FROM read_model.resources
-      WHERE uri = $1`,
-    [uri],
+      WHERE uri = $1 AND ${inScope(2, 3)}`,
+    [uri, ...scopeValues(scope)],
   );
   const row = result.rows[0];
   return row ? toEntry(row) : undefined;

@@ -4,16 +4,13 @@
  * and notifications/message stay served on 2025-11-25 while that revision is supported. */
 import { Server } from '@modelcontextprotocol/server';
 import type { ChangeSignal } from '../../projections/change-feed.js';
-import { getResource } from '../../projections/resources.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
-import { mayRead, readScopeOf } from '../../services/access/grants.js';
+import { mayReadType, readScopeOf, type ReadScope } from '../../services/access/grants.js';
 import { SERVER_ICON } from './icons.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import type { ResourceReaders } from './readers.js';
-import { defaultResourceReaders } from './resource-readers.js';
 import {
   completeTemplateVariable,
   invalidParams,
@@ -34,8 +31,6 @@ export interface McpGatewayOptions {
   readonly services: GatewayServices;
   readonly logger: Logger;
   readonly version: string;
-  /** Resource type → document reader; defaults to every read model wired in this build. */
-  readonly readers?: ResourceReaders;
 }
 
 export interface CreateServerOptions {
@@ -62,11 +57,11 @@ const SERVER_NAME = 'cogitave-core';
 export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const { services, logger } = options;
   const tools = prepareTools(options.tools);
-  const readers = options.readers ?? defaultResourceReaders();
-  const db = services.database.pool;
   const toolList = [...tools.values()].map(toolListEntry);
 
   const createServer = (caller: Caller, serverOptions: CreateServerOptions): Server => {
+    // Resources are reads: the access decision for them is the caller's read scope.
+    const scope = readScopeOf(caller.grants);
     const server = new Server(
       {
         name: SERVER_NAME,
@@ -127,7 +122,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     });
 
     server.setRequestHandler('resources/list', async (request) => {
-      const page = await listResourcesPage(db, caller, {
+      const page = await listResourcesPage(services.resources, scope, {
         cursor: request.params?.cursor,
         _meta: request.params?._meta,
       });
@@ -138,11 +133,11 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     });
 
     server.setRequestHandler('resources/templates/list', () => ({
-      resourceTemplates: resourceTemplates(caller),
+      resourceTemplates: resourceTemplates(scope),
     }));
 
     server.setRequestHandler('resources/read', (request) =>
-      readResource(db, readers, caller, request.params.uri),
+      readResource(services.resources, scope, caller.actor, request.params.uri),
     );
 
     server.setRequestHandler('prompts/list', () => listPrompts());
@@ -154,8 +149,8 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       const { ref, argument, context } = request.params;
       if (ref.type !== 'ref/resource') return { completion: { values: [] } };
       const completion = await completeTemplateVariable(
-        db,
-        caller,
+        services.resources,
+        scope,
         ref.uri,
         argument.name,
         argument.value,
@@ -164,12 +159,12 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       return { completion };
     });
 
-    if (serverOptions.follow === true) follow(server, caller, serverOptions.era);
+    if (serverOptions.follow === true) follow(server, caller, scope, serverOptions.era);
     return server;
   };
 
   /** Connection-scoped servers push the change feed's notices themselves. */
-  const follow = (server: Server, caller: Caller, era: Era): void => {
+  const follow = (server: Server, caller: Caller, scope: ReadScope, era: Era): void => {
     const subscriptions = new ConnectionSubscriptions();
     if (era === 'legacy') {
       const subscribeUri = (uri: string): void => {
@@ -179,7 +174,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
           throw invalidParams(
             `Cannot subscribe to ${uri}: use cogitave://{type}/{id} or a collection cogitave://{type}/`,
           );
-        const problem = subscriptionProblem(caller, uri);
+        const problem = subscriptionProblem(scope, caller.actor, uri);
         if (problem !== undefined) throw invalidParams(`Cannot subscribe: ${problem}`);
         subscriptions.add(uri);
       };
@@ -196,7 +191,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       const delivery =
         era === 'legacy' ? subscriptions.deliveryFor(signal) : modernDeliveryFor(signal);
       for (const uri of delivery.updated) {
-        if (!(await visible(caller, uri))) continue;
+        if (!(await visible(scope, uri))) continue;
         await server.sendResourceUpdated({ uri });
       }
       if (delivery.listChanged) await server.sendResourceListChanged();
@@ -214,18 +209,17 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   };
 
   /** Collection subscriptions must not reveal members of products outside the grant. */
-  const visible = async (caller: Caller, uri: string): Promise<boolean> => {
+  const visible = async (scope: ReadScope, uri: string): Promise<boolean> => {
     const parsed = parseResourceUri(uri);
     if (!parsed) return false;
-    if (caller.grants.products === '*' || parsed.kind === 'collection')
-      return mayRead(readScopeOf(caller.grants), parsed.type, null);
-    const entry = await getResource(db, uri);
-    return entry ? mayRead(readScopeOf(caller.grants), entry.type, entry.product) : false;
+    if (parsed.kind === 'collection') return mayReadType(scope, parsed.type);
+    return (await services.resources.entry(scope, uri)) !== undefined;
   };
 
   return {
     tools,
     createServer,
-    subscriptionProblem,
+    subscriptionProblem: (caller, uri) =>
+      subscriptionProblem(readScopeOf(caller.grants), caller.actor, uri),
   };
 };

@@ -3,19 +3,14 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
+import { mayReadType, type ReadScope } from '../../services/access/grants.js';
+import { NODE_LABELS, RESOURCE_URI_TEMPLATE } from '../../services/catalog/vocabulary.js';
 import {
   collectionUri,
-  getResource,
-  listResources,
-  resourceContentHash,
   type ResourceEntry,
-} from '../../projections/resources.js';
-import type { Queryable } from '../../services/database/queryable.js';
-import { NODE_LABELS, RESOURCE_URI_TEMPLATE } from '../../services/catalog/vocabulary.js';
-import type { Caller } from '../registry.js';
-import { mayRead, mayReadType, readScopeOf } from '../../services/access/grants.js';
+  type ResourcesReadService,
+} from '../../services/resources/read-service.js';
 import { typeIcon } from './icons.js';
-import type { ResourceReaders } from './readers.js';
 
 /** Every resource type of the URI space: the catalog vocabulary's, plus agent-built networks. */
 export const RESOURCE_TYPES: readonly string[] = [
@@ -131,53 +126,42 @@ export interface ResourcePage {
   readonly nextCursor: string | undefined;
 }
 
-/**
- * One page of the index visible to the caller. Rows outside the caller's grants are skipped
- * while scanning, so a page may take more than one query; the cursor is the last URI scanned.
- */
+/** One page of the index within the caller's scope (filtered by the read service, in SQL). */
 export const listVisibleResources = async (
-  db: Queryable,
-  caller: Caller,
+  resources: ResourcesReadService,
+  scope: ReadScope,
   filter: ListFilter,
   after: string | undefined,
 ): Promise<ResourcePage> => {
-  const entries: ResourceEntry[] = [];
-  let cursor = after;
-  for (;;) {
-    const batch = await listResources(db, {
-      type: filter.type,
-      product: filter.product,
-      afterUri: cursor,
-      limit: PAGE_SIZE + 1,
-    });
-    for (const entry of batch) {
-      if (entries.length === PAGE_SIZE) {
-        return {
-          entries,
-          nextCursor: encodeCursor({ ...filter, after: entries.at(-1)?.uri ?? cursor ?? '' }),
-        };
-      }
-      cursor = entry.uri;
-      if (mayRead(readScopeOf(caller.grants), entry.type, entry.product)) entries.push(entry);
-    }
-    if (batch.length <= PAGE_SIZE) return { entries, nextCursor: undefined };
-  }
+  const batch = await resources.list(scope, {
+    type: filter.type,
+    product: filter.product,
+    afterUri: after,
+    limit: PAGE_SIZE + 1,
+  });
+  const entries = batch.slice(0, PAGE_SIZE);
+  const last = entries.at(-1);
+  return {
+    entries,
+    nextCursor:
+      batch.length > PAGE_SIZE && last ? encodeCursor({ ...filter, after: last.uri }) : undefined,
+  };
 };
 
 export const listResourcesPage = async (
-  db: Queryable,
-  caller: Caller,
+  resources: ResourcesReadService,
+  scope: ReadScope,
   params: { cursor?: string | undefined; _meta?: Record<string, unknown> | undefined },
 ): Promise<ResourcePage> => {
   if (params.cursor !== undefined) {
     const state = decodeCursor(params.cursor);
-    return listVisibleResources(db, caller, state, state.after);
+    return listVisibleResources(resources, scope, state, state.after);
   }
-  return listVisibleResources(db, caller, readListFilter(params._meta), undefined);
+  return listVisibleResources(resources, scope, readListFilter(params._meta), undefined);
 };
 
 /** `resources/templates/list`: the generic template, then one per type the caller may read. */
-export const resourceTemplates = (caller: Caller) => [
+export const resourceTemplates = (scope: ReadScope) => [
   {
     uriTemplate: RESOURCE_URI_TEMPLATE,
     name: 'node',
@@ -186,7 +170,7 @@ export const resourceTemplates = (caller: Caller) => [
     mimeType: MIME_JSON,
     icons: [typeIcon('doc')],
   },
-  ...RESOURCE_TYPES.filter((type) => mayReadType(readScopeOf(caller.grants), type)).map((type) => ({
+  ...RESOURCE_TYPES.filter((type) => mayReadType(scope, type)).map((type) => ({
     uriTemplate: `cogitave://${type}/{id}`,
     name: type,
     title: `${type} resource`,
@@ -201,16 +185,24 @@ export const resourceTemplates = (caller: Caller) => [
  * and the grant only: an item outside a product grant is accepted like a missing one, and is
  * never notified (see `visibleTo` in factory.ts).
  */
-export const subscriptionProblem = (caller: Caller, uri: string): string | undefined => {
+export const subscriptionProblem = (
+  scope: ReadScope,
+  actor: string,
+  uri: string,
+): string | undefined => {
   const parsed = parseResourceUri(uri);
   if (!parsed) return `${uri} is not a cogitave://{type}/{id} or cogitave://{type}/ URI`;
-  if (!mayReadType(readScopeOf(caller.grants), parsed.type))
-    return `${caller.actor} may not read ${parsed.type} resources`;
+  if (!mayReadType(scope, parsed.type)) return `${actor} may not read ${parsed.type} resources`;
   return undefined;
 };
 
-const readCollection = async (db: Queryable, caller: Caller, type: string, uri: string) => {
-  const page = await listVisibleResources(db, caller, { type }, undefined);
+const readCollection = async (
+  resources: ResourcesReadService,
+  scope: ReadScope,
+  type: string,
+  uri: string,
+) => {
+  const page = await listVisibleResources(resources, scope, { type }, undefined);
   const document = {
     uri,
     type,
@@ -228,41 +220,31 @@ const readCollection = async (db: Queryable, caller: Caller, type: string, uri: 
   };
 };
 
-/** `resources/read`: the JSON document with `contentHash` and `lastModified` in `_meta`. */
+/**
+ * `resources/read`: the JSON document with `contentHash` and `lastModified` in `_meta`. A type
+ * outside the grant is refused by name; an item the scope hides reads exactly as a missing one.
+ */
 export const readResource = async (
-  db: Queryable,
-  readers: ResourceReaders,
-  caller: Caller,
+  resources: ResourcesReadService,
+  scope: ReadScope,
+  actor: string,
   uri: string,
 ) => {
   const parsed = parseResourceUri(uri);
   if (!parsed || !RESOURCE_TYPES.includes(parsed.type)) throw new ResourceNotFoundError(uri);
-  const problem = subscriptionProblem(caller, uri);
+  const problem = subscriptionProblem(scope, actor, uri);
   if (problem !== undefined) throw invalidParams(`Resource ${uri}: ${problem}`);
-  if (parsed.kind === 'collection') return readCollection(db, caller, parsed.type, uri);
-  const reader = readers.get(parsed.type);
-  const [entry, document] = await Promise.all([
-    getResource(db, uri),
-    reader ? reader(db, parsed.id) : Promise.resolve(undefined),
-  ]);
-  // Outside the product grant reads exactly as absent.
-  if (
-    document === undefined ||
-    (entry !== undefined && !mayRead(readScopeOf(caller.grants), entry.type, entry.product))
-  )
-    throw new ResourceNotFoundError(uri);
-  // The hash of what is served (not of the index row, which a concurrent commit may move on).
-  const meta = {
-    contentHash: resourceContentHash(document),
-    lastModified: entry?.lastModified ?? null,
-  };
+  if (parsed.kind === 'collection') return readCollection(resources, scope, parsed.type, uri);
+  const read = await resources.read(scope, parsed.type, parsed.id);
+  if (!read) throw new ResourceNotFoundError(uri);
+  const meta = { contentHash: read.contentHash, lastModified: read.lastModified };
   return {
     contents: [
       {
         uri,
         mimeType: MIME_JSON,
-        text: JSON.stringify(document, null, 2),
-        ...(entry ? { annotations: { lastModified: entry.lastModified } } : {}),
+        text: JSON.stringify(read.document, null, 2),
+        ...(read.lastModified !== null ? { annotations: { lastModified: read.lastModified } } : {}),
         _meta: meta,
       },
     ],
@@ -274,8 +256,8 @@ const MAX_COMPLETIONS = 100;
 
 /** `completion/complete` for the template variables: `type`, and `id` by prefix from the index. */
 export const completeTemplateVariable = async (
-  db: Queryable,
-  caller: Caller,
+  resources: ResourcesReadService,
+  scope: ReadScope,
   templateUri: string,
   name: string,
   value: string,
@@ -284,30 +266,23 @@ export const completeTemplateVariable = async (
   const fixedType = /^cogitave:\/\/([a-z][a-z0-9-]*)\/\{id\}$/.exec(templateUri)?.[1];
   if (name === 'type') {
     const values = RESOURCE_TYPES.filter(
-      (type) => type.startsWith(value) && mayReadType(readScopeOf(caller.grants), type),
+      (type) => type.startsWith(value) && mayReadType(scope, type),
     );
     return { values, total: values.length, hasMore: false };
   }
   if (name !== 'id') return { values: [] };
   const type = fixedType ?? context?.type;
-  if (
-    type === undefined ||
-    !RESOURCE_TYPES.includes(type) ||
-    !mayReadType(readScopeOf(caller.grants), type)
-  )
+  if (type === undefined || !RESOURCE_TYPES.includes(type) || !mayReadType(scope, type))
     return { values: [] };
   const prefix = `${collectionUri(type)}${encodeURIComponent(value)}`;
   // Index order is URI order, so the matches are the run of rows from the prefix onwards.
-  const rows = await listResources(db, {
+  const rows = await resources.list(scope, {
     type,
     afterUri: prefix.slice(0, -1) || undefined,
     limit: MAX_COMPLETIONS + 1,
   });
   const values = rows
-    .filter(
-      (row) =>
-        row.uri.startsWith(prefix) && mayRead(readScopeOf(caller.grants), row.type, row.product),
-    )
+    .filter((row) => row.uri.startsWith(prefix))
     .map((row) => decodeURIComponent(row.uri.slice(collectionUri(type).length)));
   return {
     values: values.slice(0, MAX_COMPLETIONS),

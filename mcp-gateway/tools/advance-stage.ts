@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { evidenceSchema } from '../../lifecycle/evidence.js';
-import { getRequest } from '../../projections/index.js';
-import { RequestNotFound } from '../../services/requests/errors.js';
-import { loadRequestAsOf } from '../../services/requests/time-travel.js';
 import { appendOnly, defineTool } from '../registry.js';
-import { assertMayRead, requestIdArg, stageSchema } from './get-request.js';
-import { waitForReadModel } from './request-intake.js';
+import { requestIdArg, stageSchema } from './get-request.js';
 
 /**
  * `advance_stage`: proposes moving a request to another stage. Propose-only: the command
@@ -59,15 +55,9 @@ export const advanceStageTool = defineTool({
   access: 'propose',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M5 12h12M13 6l6 6-6 6" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
   handler: async (args, context) => {
-    const { services, caller } = context;
-    const db = services.database.pool;
-    // The read model may not show a request proposed a moment ago yet; its stream is the truth
-    // (the command handler reads it too), so the grant check falls back to it.
-    const product =
-      (await getRequest(db, args.request_id))?.product ??
-      (await loadRequestAsOf(services.eventStore, args.request_id)).state.facts?.intake.product;
-    if (product === undefined) throw new RequestNotFound(args.request_id);
-    assertMayRead(caller, args.request_id, product);
+    const { services, caller, scope } = context;
+    // A request outside the scope is absent: nothing is proposed for it.
+    await services.requestsRead.productOf(scope, args.request_id);
     const { proposalId, revision } = await services.requests.proposeStageAdvance(
       {
         requestId: args.request_id,
@@ -77,18 +67,12 @@ export const advanceStageTool = defineTool({
       },
       { commandId: context.newId(), actor: caller.actor, at: context.now().toISOString() },
     );
-    const visible = await waitForReadModel(context, args.request_id, revision);
-    const after = visible ? await getRequest(db, args.request_id) : undefined;
-    const pending =
-      after?.pendingProposal?.proposalId === proposalId ? after.pendingProposal : null;
-    const fromStream = pending
-      ? undefined
-      : (await loadRequestAsOf(services.eventStore, args.request_id)).state;
-    const stage = after?.stage ?? fromStream?.stage ?? pending?.fromStage ?? 'proposed';
-    const fromStage =
-      pending?.fromStage ??
-      fromStream?.proposals.find((proposal) => proposal.proposalId === proposalId)?.fromStage ??
-      stage;
+    const { stage, fromStage, pullUrl } = await services.requestsRead.proposal(
+      scope,
+      args.request_id,
+      proposalId,
+      revision,
+    );
     return {
       request_id: args.request_id,
       stage,
@@ -98,7 +82,7 @@ export const advanceStageTool = defineTool({
         to_stage: args.to_stage,
         status: 'pending' as const,
         proposed_by: caller.actor,
-        pull_url: pending?.pullUrl ?? null,
+        pull_url: pullUrl,
       },
       next_step: `Proposal ${proposalId} is pending; the request stays in "${stage}". A draft pull request is opened for it on GitHub; a maintainer merging it advances the request to "${args.to_stage}", closing it rejects the proposal. Follow it with get_request.`,
     };

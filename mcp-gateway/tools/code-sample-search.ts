@@ -50,11 +50,10 @@ export const codeSampleSearchTool = defineTool({
   access: 'read',
   icon: CODE_ICON,
   handler: async (args, context) => {
-    const hits = await context.services.search.codeSampleSearch({
+    const hits = await context.services.search.codeSampleSearch(context.scope, {
       query: args.query,
       language: args.language,
       limit: args.limit,
-      allowed: context.caller.grants,
     });
     return {
       results: hits.map((hit) => ({

@@ -41,8 +41,8 @@ export const describeSchemaTool = defineTool({
   output,
   annotations: READ_ONLY,
   access: 'read',
-  handler: async (_args, { services }) => {
-    const schema = await services.catalog.describeSchema();
+  handler: async (_args, { services, scope }) => {
+    const schema = await services.catalog.describeSchema(scope);
     return {
       labels: schema.labels.map((label) => ({
         label: label.label,

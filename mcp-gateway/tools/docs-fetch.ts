@@ -40,8 +40,8 @@ export const docsFetchTool = defineTool({
   output,
   annotations: READ_ONLY,
   access: 'read',
-  handler: async (args, { services }) => {
-    const node = await services.catalog.fetchNode({
+  handler: async (args, { services, scope }) => {
+    const node = await services.catalog.fetchNode(scope, {
       uid: args.uid,
       ...(args.moniker === undefined ? {} : { moniker: args.moniker }),
     });

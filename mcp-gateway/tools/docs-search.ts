@@ -72,13 +72,12 @@ export const docsSearchTool = defineTool({
   access: 'read',
   icon: SEARCH_ICON,
   handler: async (args, context) => {
-    const hits = await context.services.search.search({
+    const hits = await context.services.search.search(context.scope, {
       query: args.query,
       types: args.types,
       product: args.product,
       moniker: args.moniker,
       limit: args.limit,
-      allowed: context.caller.grants,
     });
     return {
       results: hits.map((hit) => ({

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { dodFor, type RequestFacts } from '../../lifecycle/dod.js';
 import { STAGES, type Stage } from '../../lifecycle/stages.js';
 import { proposableStages } from '../../lifecycle/validate.js';
-import type { RequestState } from '../../projections/index.js';
+import type { RequestState } from '../../services/requests/read-service.js';
 import { defineTool, READ_ONLY } from '../registry.js';
-import { readRequest, requestIdArg, stageSchema } from './get-request.js';
+import { requestIdArg, stageSchema } from './get-request.js';
 
 /**
  * `get_dod`: the Definition of Done — the checklist that must hold to leave a stage. For a
@@ -85,7 +85,7 @@ export const getDodTool = defineTool({
   annotations: READ_ONLY,
   access: 'read',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M4 12l5 5L20 6" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
-  handler: async (args, { services, caller }) => {
+  handler: async (args, { services, scope }) => {
     if (args.request_id === undefined) {
       const stages = args.stage ? [args.stage] : [...STAGES];
       return {
@@ -97,7 +97,7 @@ export const getDodTool = defineTool({
         note: NOTE_CATALOGUE,
       };
     }
-    const state = await readRequest(services.database.pool, caller, args.request_id);
+    const state = await services.requestsRead.state(scope, args.request_id);
     const facts = factsOf(state);
     const stage = args.stage ?? state.stage;
     const list = checklist(stage, facts);

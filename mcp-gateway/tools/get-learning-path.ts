@@ -29,8 +29,8 @@ export const getLearningPathTool = defineTool({
   output,
   annotations: READ_ONLY,
   access: 'read',
-  handler: async (args, { services }) => {
-    const path = await services.catalog.getLearningPath({
+  handler: async (args, { services, scope }) => {
+    const path = await services.catalog.getLearningPath(scope, {
       targetUid: args.target_uid,
       ...(args.known_uids === undefined ? {} : { knownUids: args.known_uids }),
     });

@@ -31,8 +31,8 @@ export const getRelatedTool = defineTool({
   output,
   annotations: READ_ONLY,
   access: 'read',
-  handler: async (args, { services }) => {
-    const related = await services.catalog.getRelated({
+  handler: async (args, { services, scope }) => {
+    const related = await services.catalog.getRelated(scope, {
       uid: args.uid,
       ...(args.edge_types === undefined ? {} : { edgeTypes: args.edge_types }),
       ...(args.direction === undefined ? {} : { direction: args.direction }),

@@ -2,27 +2,19 @@ import { z } from 'zod';
 import { evidenceSchema } from '../../lifecycle/evidence.js';
 import { STAGES } from '../../lifecycle/stages.js';
 import {
-  getRequest,
-  getRequestHistory,
   requestDocument,
   type RequestState,
-} from '../../projections/index.js';
-import { evolveRequest, summarize } from '../../projections/requests/state.js';
-import { isPosition } from '../../services/event-store/position.js';
-import type { RecordedEvent } from '../../services/event-store/types.js';
-import { RequestNotFound } from '../../services/requests/errors.js';
-import { REQUEST_EVENT_TYPES, type RequestEvent } from '../../services/requests/events.js';
-import { loadRequestAsOf, loadRequestHistory } from '../../services/requests/time-travel.js';
-import { CogitaveError } from '../../services/runtime/errors.js';
-import { type Caller, defineTool, READ_ONLY } from '../registry.js';
+  type RequestView,
+} from '../../services/requests/read-service.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 
 /**
  * `get_request`: one request as the read model shows it now, or — with `as_of` — as it stood
  * at a log position or an instant, folded from its stream (time travel). Both answers carry
  * the request document (the same one `resources/read` serves) and its ordered history.
  *
- * Also home of what the other request tools share: the request id and stage schemas, the
- * document schema and the read-grant check.
+ * Also home of what the other request tools share: the request id and stage schemas and the
+ * document schema. What the caller may read is the requests read service's to decide.
  */
 
 export const requestIdArg = z
@@ -85,37 +77,6 @@ export const documentOf = (state: RequestState): RequestDocumentOutput => {
   };
 };
 
-/** Who may read a request: the `request` type and the request's product must be granted. */
-export const assertMayRead = (caller: Caller, requestId: string, product: string): void => {
-  const { types, products } = caller.grants;
-  if (types !== '*' && !types.includes('request')) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not read requests: the token's grants do not include the "request" type.`,
-      { requestId },
-    );
-  }
-  if (products !== '*' && !products.includes(product)) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not read request ${requestId}: the token's grants cover products ${products.join(', ') || '(none)'}.`,
-      { requestId },
-    );
-  }
-};
-
-/** The read model's state, or RequestNotFound; the read grant checked. */
-export const readRequest = async (
-  db: Parameters<typeof getRequest>[0],
-  caller: Caller,
-  requestId: string,
-): Promise<RequestState> => {
-  const state = await getRequest(db, requestId);
-  if (!state) throw new RequestNotFound(requestId);
-  assertMayRead(caller, requestId, state.product);
-  return state;
-};
-
 const positionPattern = /^[0-9a-f]{16}-[0-9a-f]{16}$/;
 
 const historyEntrySchema = z.object({
@@ -155,58 +116,6 @@ const output = z.object({
 
 type Output = z.infer<typeof output>;
 
-const isRequestEvent = (type: string): type is RequestEvent['type'] =>
-  (REQUEST_EVENT_TYPES as readonly string[]).includes(type);
-
-/** Time travel: the same document as the read model would have shown at that point. */
-const asOfView = async (
-  eventStore: Parameters<typeof loadRequestAsOf>[0],
-  requestId: string,
-  asOf: string,
-): Promise<{ state: RequestState; history: Output['history'] }> => {
-  const view = await loadRequestAsOf(
-    eventStore,
-    requestId,
-    isPosition(asOf) ? { position: asOf } : { at: asOf },
-  );
-  if (view.revision === null) {
-    throw new CogitaveError(
-      'NOT_FOUND',
-      `Request ${requestId} did not exist yet as of ${asOf}: its first event is later. Use a later as_of, or omit it for the current state.`,
-      { requestId, asOf },
-    );
-  }
-  // Time travel decides the cut (the last event included); the stream is read once more for
-  // the recorded events, which carry the hashes and positions the history shows.
-  const included = (await loadRequestHistory(eventStore, requestId)).filter(
-    (entry) => entry.revision <= (view.revision ?? -1n),
-  );
-  let state: RequestState | undefined;
-  const history: Output['history'] = [];
-  for (const entry of included) {
-    if (!isRequestEvent(entry.type)) continue;
-    const event = { type: entry.type, data: entry.data } as RequestEvent;
-    const recorded = {
-      revision: entry.revision,
-      position: entry.position,
-      metadata: { at: entry.at },
-    } as RecordedEvent;
-    state = evolveRequest(state, recorded, event);
-    history.push({
-      revision: Number(entry.revision),
-      position: entry.position,
-      type: entry.type,
-      actor: entry.actor,
-      at: new Date(entry.at).toISOString(),
-      hash: entry.hash,
-      prevHash: entry.prevHash,
-      summary: summarize(event),
-    });
-  }
-  if (!state) throw new RequestNotFound(requestId);
-  return { state, history };
-};
-
 const renderRequest = (result: Output): string => {
   const r = result.request;
   const lines = [
@@ -245,36 +154,17 @@ export const getRequestTool = defineTool({
   annotations: READ_ONLY,
   access: 'read',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M6 2h9l5 5v15H6z" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
-  handler: async (args, { services, caller }) => {
-    // The read model decides visibility first, so an unreadable request is refused even in
-    // time travel.
-    const current = await readRequest(services.database.pool, caller, args.request_id);
-    if (args.as_of !== undefined) {
-      const { state, history } = await asOfView(services.eventStore, args.request_id, args.as_of);
-      return {
-        request_id: args.request_id,
-        as_of: args.as_of,
-        source: 'event_stream' as const,
-        request: documentOf(state),
-        history,
-      };
-    }
-    const history = await getRequestHistory(services.database.pool, args.request_id);
+  handler: async (args, { services, scope }) => {
+    const view: RequestView =
+      args.as_of === undefined
+        ? await services.requestsRead.get(scope, args.request_id)
+        : await services.requestsRead.asOf(scope, args.request_id, args.as_of);
     return {
       request_id: args.request_id,
-      as_of: null,
-      source: 'read_model' as const,
-      request: documentOf(current),
-      history: history.map((entry) => ({
-        revision: entry.revision,
-        position: entry.position,
-        type: entry.type,
-        actor: entry.actor,
-        at: entry.at,
-        hash: entry.hash,
-        prevHash: entry.prevHash,
-        summary: entry.summary,
-      })),
+      as_of: args.as_of ?? null,
+      source: args.as_of === undefined ? ('read_model' as const) : ('event_stream' as const),
+      request: documentOf(view.state),
+      history: view.history.map((entry) => ({ ...entry })),
     };
   },
   render: renderRequest,

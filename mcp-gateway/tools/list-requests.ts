@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { listRequests, type RequestState } from '../../projections/index.js';
-import { InvalidArgument, CogitaveError } from '../../services/runtime/errors.js';
-import { type Caller, defineTool, READ_ONLY } from '../registry.js';
+import { requireProduct } from '../../services/access/grants.js';
+import type { RequestState } from '../../services/requests/read-service.js';
+import { InvalidArgument } from '../../services/runtime/errors.js';
+import { defineTool, READ_ONLY } from '../registry.js';
 import { stageSchema } from './get-request.js';
 
 /**
  * `list_requests`: a page of requests from the read model, in request-id order, filtered by
- * stage, status and product. The cursor is opaque (base64url JSON) and bound to the filters
+ * stage, status and product, within the caller's scope (filtered in SQL, so a page is only
+ * short on the last one). The cursor is opaque (base64url JSON) and bound to the filters
  * it was issued for, so a cursor reused with other filters is refused instead of silently
  * paging a different list.
  */
@@ -102,17 +104,6 @@ const decodeCursor = (args: Args, cursor: string): string => {
   return parsed.data.after;
 };
 
-const readableProducts = (caller: Caller): readonly string[] | '*' => {
-  const { types, products } = caller.grants;
-  if (types !== '*' && !types.includes('request')) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not read requests: the token's grants do not include the "request" type.`,
-    );
-  }
-  return products;
-};
-
 const summary = (state: RequestState): z.infer<typeof summarySchema> => ({
   request_id: state.requestId,
   uri: state.uri,
@@ -133,10 +124,6 @@ const summary = (state: RequestState): z.infer<typeof summarySchema> => ({
   updated_at: state.updatedAt,
 });
 
-// With product-limited grants, rows of other products are skipped; a page is refilled a few
-// times so it is rarely short, and the cursor always moves past what was scanned.
-const MAX_SCANS = 5;
-
 export const listRequestsTool = defineTool({
   name: 'list_requests',
   title: 'List requests',
@@ -147,38 +134,23 @@ export const listRequestsTool = defineTool({
   annotations: READ_ONLY,
   access: 'read',
   icon: 'data:image/svg+xml;utf8,<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M4 6h16M4 12h16M4 18h16" stroke="currentColor" stroke-width="2"/></svg>',
-  handler: async (args, { services, caller }) => {
-    const products = readableProducts(caller);
-    if (args.product !== undefined && products !== '*' && !products.includes(args.product)) {
-      throw new CogitaveError(
-        'PERMISSION_DENIED',
-        `${caller.actor} may not read requests of product "${args.product}": the token's grants cover ${products.join(', ') || '(none)'}.`,
-      );
-    }
+  handler: async (args, { services, scope, caller }) => {
+    if (args.product !== undefined)
+      requireProduct(scope, args.product, `${caller.actor} may not list requests`);
     const limit = args.limit ?? DEFAULT_LIMIT;
-    let afterId = args.cursor === undefined ? undefined : decodeCursor(args, args.cursor);
-    const results: RequestState[] = [];
-    let exhausted = false;
-    for (let scan = 0; scan < MAX_SCANS && results.length < limit && !exhausted; scan += 1) {
-      const want = limit - results.length;
-      // One extra row tells whether another page exists.
-      const page = await listRequests(services.database.pool, {
-        stage: args.stage,
-        status: args.status,
-        product: args.product,
-        afterId,
-        limit: want + 1,
-      });
-      exhausted = page.length <= want;
-      const scanned = page.slice(0, want);
-      afterId = scanned.at(-1)?.requestId ?? afterId;
-      results.push(
-        ...scanned.filter((state) => products === '*' || products.includes(state.product)),
-      );
-    }
+    // One extra row tells whether another page exists.
+    const page = await services.requestsRead.list(scope, {
+      stage: args.stage,
+      status: args.status,
+      product: args.product,
+      afterId: args.cursor === undefined ? undefined : decodeCursor(args, args.cursor),
+      limit: limit + 1,
+    });
+    const results = page.slice(0, limit);
+    const last = results.at(-1);
     return {
       results: results.map(summary),
-      next_cursor: exhausted || afterId === undefined ? null : encodeCursor(args, afterId),
+      next_cursor: page.length > limit && last ? encodeCursor(args, last.requestId) : null,
     };
   },
   render: (result) =>

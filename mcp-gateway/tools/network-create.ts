@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import type { CommandMetadata } from '../../services/commands/metadata.js';
 import { descriptionSchema, networkNameSchema } from '../../services/networks/inputs.js';
-import { CogitaveError } from '../../services/runtime/errors.js';
-import { appendOnly, type Caller, defineTool, type ToolContext } from '../registry.js';
+import { appendOnly, defineTool, type ToolContext } from '../registry.js';
 
 /**
  * `network_create`: creates a named network the `network_*` tools then build. Creating one
  * that exists is a no-op answering `duplicate`. This file also holds what the network tools
- * share (the read-type check, command metadata, the icon). Whether a call may write at all is
+ * share (command metadata, the icon). Whether a call may write at all is
  * the registry's access decision (`access: 'network-write'`).
  */
 
@@ -23,16 +22,6 @@ export const statusErrorField = z
   .string()
   .optional()
   .describe('What went wrong and what to do instead; present when status is "error".');
-
-export const requireNetworkRead = (caller: Caller): void => {
-  const { types } = caller.grants;
-  if (types !== '*' && !types.includes('network')) {
-    throw new CogitaveError(
-      'PERMISSION_DENIED',
-      `${caller.actor} may not read networks: the token's grants do not include the "network" type.`,
-    );
-  }
-};
 
 /** Who, when and which attempt, from the call: each tool call is a new command. */
 export const commandMetaOf = (context: ToolContext): CommandMetadata => ({

@@ -5,7 +5,6 @@ import {
   argText,
   NETWORK_TOOL_ICON,
   networkNameField,
-  requireNetworkRead,
   statusErrorField,
 } from './network-create.js';
 
@@ -34,9 +33,9 @@ export const networkGetNeighborsTool = defineTool({
   annotations: READ_ONLY,
   access: 'read',
   icon: NETWORK_TOOL_ICON,
-  handler: async (args, { services, caller }) => {
-    requireNetworkRead(caller);
+  handler: async (args, { services, scope }) => {
     const { nodeId, neighbors } = await services.networks.getNeighbors(
+      scope,
       args.network_name,
       args.node_id,
     );

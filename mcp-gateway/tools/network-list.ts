@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import type { NetworkSummary } from '../../projections/networks/state.js';
-import { MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT } from '../../services/networks/service.js';
+import {
+  DEFAULT_LIST_LIMIT,
+  MAX_LIST_LIMIT,
+  type NetworkSummary,
+} from '../../services/networks/service.js';
 import { defineTool, READ_ONLY } from '../registry.js';
-import { NETWORK_TOOL_ICON, requireNetworkRead, statusErrorField } from './network-create.js';
+import { NETWORK_TOOL_ICON, statusErrorField } from './network-create.js';
 
 /** `network_list`: a page of networks from the read model, in name order. */
 
@@ -61,9 +64,11 @@ export const networkListTool = defineTool({
   annotations: READ_ONLY,
   access: 'read',
   icon: NETWORK_TOOL_ICON,
-  handler: async (args, { services, caller }) => {
-    requireNetworkRead(caller);
-    const page = await services.networks.listNetworks({ cursor: args.cursor, limit: args.limit });
+  handler: async (args, { services, scope }) => {
+    const page = await services.networks.listNetworks(scope, {
+      cursor: args.cursor,
+      limit: args.limit,
+    });
     return {
       status: 'success' as const,
       networks: page.networks.map(summary),

@@ -8,9 +8,6 @@ import {
   requesterSchema,
   titleSchema,
 } from '../../lifecycle/intake-form.js';
-import { getRequest, REQUESTS_PROJECTION, resourceUri } from '../../projections/index.js';
-import type { EventStore, Position } from '../../services/event-store/types.js';
-import { requestStreamId } from '../../services/requests/events.js';
 import { requireProduct } from '../../services/access/grants.js';
 import { appendOnly, defineTool, type ToolContext } from '../registry.js';
 import { documentOf, requestDocumentSchema } from './get-request.js';
@@ -57,34 +54,15 @@ const output = z.object({
   next_step: z.string(),
 });
 
-/**
- * Where a stream's event at `revision` sits in the log: the position to wait for. The command
- * result carries revisions only, so this one read of the write side serves read-your-writes.
- */
-export const positionOf = async (
-  eventStore: EventStore,
-  requestId: string,
-  revision: bigint,
-): Promise<Position | undefined> => {
-  const [event] = await eventStore.readStream(requestStreamId(requestId), {
-    fromRevision: revision,
-    maxCount: 1,
-  });
-  return event?.position;
-};
-
 /** Waits (bounded) until the requests read model has applied `revision` of the request. */
-export const waitForReadModel = async (
+export const waitForReadModel = (
   context: ToolContext,
   requestId: string,
   revision: bigint,
-): Promise<boolean> => {
-  const position = await positionOf(context.services.eventStore, requestId, revision);
-  if (position === undefined || context.signal.aborted) return false;
-  return context.services.changes.waitForPosition(REQUESTS_PROJECTION, position, {
-    timeoutMs: READ_YOUR_WRITES_MS,
-  });
-};
+): Promise<boolean> =>
+  context.signal.aborted
+    ? Promise.resolve(false)
+    : context.services.requestsRead.waitFor(requestId, revision, READ_YOUR_WRITES_MS);
 
 export const requestIntakeTool = defineTool({
   name: 'request_intake',
@@ -111,13 +89,13 @@ export const requestIntakeTool = defineTool({
       },
       { commandId: context.newId(), actor: caller.actor, at: context.now().toISOString() },
     );
-    await waitForReadModel(context, requestId, revision);
-    const state = await getRequest(services.database.pool, requestId);
+    const shown = await waitForReadModel(context, requestId, revision);
+    const state = shown ? await services.requestsRead.find(context.scope, requestId) : undefined;
     return {
       request_id: requestId,
       stage: 'proposed' as const,
       status: 'draft' as const,
-      uri: state?.uri ?? resourceUri('request', requestId),
+      uri: state?.uri ?? services.requestsRead.uriOf(requestId),
       github: { issue_url: state?.intakeIssue?.url ?? null },
       request: state ? documentOf(state) : null,
       next_step: `Draft ${requestId} is proposed; nothing is accepted yet. A maintainer reviews it on GitHub (the intake issue; its link appears in get_request once opened) and accepts or rejects it there. To move it on, call get_dod then advance_stage.`,

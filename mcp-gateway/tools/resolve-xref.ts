@@ -19,8 +19,8 @@ export const resolveXrefTool = defineTool({
   }),
   annotations: READ_ONLY,
   access: 'read',
-  handler: async (args, { services }) =>
-    services.catalog.resolveXref({
+  handler: async (args, { services, scope }) =>
+    services.catalog.resolveXref(scope, {
       xref: args.xref,
       ...(args.moniker === undefined ? {} : { moniker: args.moniker }),
     }),

@@ -1,11 +1,16 @@
 import type { NodeContent, NodeEdge } from '../../services/catalog/content.js';
 import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../../services/catalog/content.js';
-import { labelForResourceType } from '../../services/catalog/vocabulary.js';
+import { scopeSqlValues, type ReadScope } from '../../services/access/grants.js';
+import { labelForResourceType, labelsInScope } from '../../services/catalog/vocabulary.js';
 import type { Queryable } from '../../services/database/queryable.js';
 import { getResource } from '../resources.js';
 import { catalogNodeUri } from './projection.js';
 
-/** Typed reads of the catalog read model (never of the node streams). */
+/**
+ * Typed reads of the catalog read model (never of the node streams). Every read takes the
+ * caller's `ReadScope` and filters in SQL: a node outside it is never read, an edge to one is
+ * never followed, and neither is counted.
+ */
 export interface CatalogNode {
   readonly content: NodeContent;
   readonly contentHash: string;
@@ -66,21 +71,37 @@ const toEdge = (row: EdgeRow): CatalogEdgeRow => ({
 
 const EDGE_COLUMNS = 'source_uid, edge_type, target_uid, ordinal, origin';
 
+/** The scope's bind values: catalog labels it may read and products (null: any). */
+const scopeValues = (scope: ReadScope): [string[] | null, string[] | null] => [
+  labelsInScope(scope, 'catalog'),
+  scopeSqlValues(scope).products,
+];
+
+/** The condition that node `alias` is in the scope bound at `$labels`, `$products`. */
+const nodeInScope = (alias: string, labels: number, products: number): string =>
+  `($${labels}::text[] IS NULL OR ${alias}.label = ANY($${labels}::text[])) AND ($${products}::text[] IS NULL OR ${alias}.product IS NULL OR ${alias}.product = ANY($${products}::text[]))`;
+
 export const getCatalogNode = async (
   db: Queryable,
+  scope: ReadScope,
   uid: string,
 ): Promise<CatalogNode | undefined> => {
   const result = await db.query<NodeRow>(
     `SELECT uid, label, title, summary, body, product, monikers, attributes, source_path,
             content_hash, last_modified, revision
-       FROM read_model.catalog_nodes WHERE uid = $1`,
-    [uid],
+       FROM read_model.catalog_nodes n WHERE uid = $1 AND ${nodeInScope('n', 2, 3)}`,
+    [uid, ...scopeValues(scope)],
   );
   const row = result.rows[0];
   if (!row) return undefined;
+  // An edge to a node outside the scope is left out; one to no node at all (retired) stays,
+  // as the events carried it.
   const edges = await db.query<EdgeRow>(
-    `SELECT ${EDGE_COLUMNS} FROM read_model.catalog_edges WHERE source_uid = $1`,
-    [uid],
+    `SELECT ${EDGE_COLUMNS} FROM read_model.catalog_edges e
+      WHERE source_uid = $1 AND NOT EXISTS (
+        SELECT 1 FROM read_model.catalog_nodes t
+         WHERE t.uid = e.target_uid AND NOT (${nodeInScope('t', 2, 3)}))`,
+    [uid, ...scopeValues(scope)],
   );
   // Rebuilt exactly as the events carried it (same normal form), so hashes agree.
   const content: NodeContent = {
@@ -109,13 +130,14 @@ export const getCatalogNode = async (
 
 export const getNodeSummaries = async (
   db: Queryable,
+  scope: ReadScope,
   uids: readonly string[],
 ): Promise<Map<string, CatalogNodeSummary>> => {
   if (uids.length === 0) return new Map();
   const result = await db.query<CatalogNodeSummary>(
     `SELECT uid, label, title, summary, monikers, attributes
-       FROM read_model.catalog_nodes WHERE uid = ANY($1::text[])`,
-    [uids],
+       FROM read_model.catalog_nodes n WHERE uid = ANY($1::text[]) AND ${nodeInScope('n', 2, 3)}`,
+    [uids, ...scopeValues(scope)],
   );
   return new Map(result.rows.map((row) => [row.uid, row]));
 };
@@ -128,8 +150,12 @@ export interface EdgeQuery {
   readonly types?: readonly string[] | undefined;
 }
 
-/** Edges between live nodes only (a retired target is not followed). */
-export const getEdges = async (db: Queryable, query: EdgeQuery): Promise<CatalogEdgeRow[]> => {
+/** Edges between live nodes of the scope only (a retired or hidden end is not followed). */
+export const getEdges = async (
+  db: Queryable,
+  scope: ReadScope,
+  query: EdgeQuery,
+): Promise<CatalogEdgeRow[]> => {
   if (query.uids.length === 0) return [];
   const column = query.direction === 'out' ? 'e.source_uid' : 'e.target_uid';
   const result = await db.query<EdgeRow>(
@@ -138,35 +164,46 @@ export const getEdges = async (db: Queryable, query: EdgeQuery): Promise<Catalog
        JOIN read_model.catalog_nodes s ON s.uid = e.source_uid
        JOIN read_model.catalog_nodes t ON t.uid = e.target_uid
       WHERE ${column} = ANY($1::text[]) AND ($2::text[] IS NULL OR e.edge_type = ANY($2::text[]))
+        AND ${nodeInScope('s', 3, 4)} AND ${nodeInScope('t', 3, 4)}
       ORDER BY e.source_uid, e.edge_type, e.ordinal, e.target_uid`,
-    [query.uids, query.types ?? null],
+    [query.uids, query.types ?? null, ...scopeValues(scope)],
   );
   return result.rows.map(toEdge);
 };
 
-/** Every moniker some node carries, sorted. */
-export const listMonikersInUse = async (db: Queryable): Promise<string[]> => {
+/** Every moniker some node of the scope carries, sorted. */
+export const listMonikersInUse = async (db: Queryable, scope: ReadScope): Promise<string[]> => {
   const result = await db.query<{ moniker: string }>(
-    `SELECT DISTINCT unnest(monikers) AS moniker FROM read_model.catalog_nodes ORDER BY 1`,
+    `SELECT DISTINCT unnest(monikers) AS moniker FROM read_model.catalog_nodes n
+      WHERE ${nodeInScope('n', 1, 2)} ORDER BY 1`,
+    scopeValues(scope),
   );
   return result.rows.map((row) => row.moniker);
 };
 
-export const countNodesByLabel = async (db: Queryable): Promise<Map<string, number>> => {
+/** Nodes per label, counting only the scope's. */
+export const countNodesByLabel = async (
+  db: Queryable,
+  scope: ReadScope,
+): Promise<Map<string, number>> => {
   const result = await db.query<{ label: string; count: string }>(
-    'SELECT label, count(*) AS count FROM read_model.catalog_nodes GROUP BY label',
+    `SELECT label, count(*) AS count FROM read_model.catalog_nodes n
+      WHERE ${nodeInScope('n', 1, 2)} GROUP BY label`,
+    scopeValues(scope),
   );
   return new Map(result.rows.map((row) => [row.label, Number(row.count)]));
 };
 
-/** uid and title of every node (for closest-match suggestions), capped. */
+/** uid and title of every node of the scope (for closest-match suggestions), capped. */
 export const listUidsAndTitles = async (
   db: Queryable,
+  scope: ReadScope,
   limit = 20_000,
 ): Promise<{ uid: string; title: string; label: string }[]> => {
   const result = await db.query<{ uid: string; title: string; label: string }>(
-    'SELECT uid, title, label FROM read_model.catalog_nodes ORDER BY uid LIMIT $1',
-    [limit],
+    `SELECT uid, title, label FROM read_model.catalog_nodes n
+      WHERE ${nodeInScope('n', 2, 3)} ORDER BY uid LIMIT $1`,
+    [limit, ...scopeValues(scope)],
   );
   return result.rows;
 };
@@ -179,18 +216,20 @@ export interface CatalogResource {
 
 /**
  * `resources/read` for `cogitave://{type}/{id}` of a catalog node: the node's canonical
- * content, with the hash and time the resource index holds for it.
+ * content (its edges to nodes outside the scope left out), with the hash and time the
+ * resource index holds for it.
  */
 export const readCatalogResource = async (
   db: Queryable,
+  scope: ReadScope,
   type: string,
   id: string,
 ): Promise<CatalogResource | undefined> => {
   const spec = labelForResourceType(type);
   if (!spec || spec.source !== 'catalog') return undefined;
-  const node = await getCatalogNode(db, id);
+  const node = await getCatalogNode(db, scope, id);
   if (node?.content.label !== spec.label) return undefined;
-  const entry = await getResource(db, node.uri);
+  const entry = await getResource(db, scope, node.uri);
   if (!entry) return undefined;
   return {
     document: node.content,

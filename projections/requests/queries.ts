@@ -1,17 +1,28 @@
 import type { Stage } from '../../lifecycle/stages.js';
+import { mayReadType, scopeSqlValues, type ReadScope } from '../../services/access/grants.js';
 import type { Queryable } from '../../services/database/queryable.js';
 import type { Position } from '../../services/event-store/types.js';
 import { fromRequestRow, REQUEST_COLUMNS, type RequestRow } from './rows.js';
-import type { RequestState, RequestStatus } from './state.js';
+import { REQUEST_RESOURCE_TYPE, type RequestState, type RequestStatus } from './state.js';
 
-/** Typed reads of the Request read model, for the gateway's tools and resources. */
+/**
+ * Typed reads of the Request read model. Each takes the caller's `ReadScope`: without the
+ * `request` type nothing is read, and products outside it are filtered in SQL.
+ */
+const scopeValues = (scope: ReadScope): [boolean, string[] | null] => [
+  mayReadType(scope, REQUEST_RESOURCE_TYPE),
+  scopeSqlValues(scope).products,
+];
+
 export const getRequest = async (
   db: Queryable,
+  scope: ReadScope,
   requestId: string,
 ): Promise<RequestState | undefined> => {
   const result = await db.query<RequestRow>(
-    `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests WHERE request_id = $1`,
-    [requestId],
+    `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests
+      WHERE request_id = $1 AND $2::boolean AND ($3::text[] IS NULL OR product = ANY($3::text[]))`,
+    [requestId, ...scopeValues(scope)],
   );
   const row = result.rows[0];
   return row ? fromRequestRow(row) : undefined;
@@ -29,12 +40,14 @@ export interface ListRequestsOptions {
 /** A page of requests in request-id order (the cursor is the last id of the previous page). */
 export const listRequests = async (
   db: Queryable,
+  scope: ReadScope,
   options: ListRequestsOptions,
 ): Promise<RequestState[]> => {
   const result = await db.query<RequestRow>(
     `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests
       WHERE ($1::text IS NULL OR stage = $1) AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR product = $3) AND ($4::text IS NULL OR request_id > $4)
+        AND $6::boolean AND ($7::text[] IS NULL OR product = ANY($7::text[]))
       ORDER BY request_id LIMIT $5`,
     [
       options.stage ?? null,
@@ -42,6 +55,7 @@ export const listRequests = async (
       options.product ?? null,
       options.afterId ?? null,
       options.limit,
+      ...scopeValues(scope),
     ],
   );
   return result.rows.map(fromRequestRow);
@@ -73,12 +87,17 @@ interface HistoryRow {
 
 export const getRequestHistory = async (
   db: Queryable,
+  scope: ReadScope,
   requestId: string,
 ): Promise<HistoryEntry[]> => {
   const result = await db.query<HistoryRow>(
-    `SELECT position, stream_revision, event_id, type, actor, at, hash, prev_hash, summary
-       FROM read_model.request_history WHERE request_id = $1 ORDER BY stream_revision`,
-    [requestId],
+    `SELECT h.position, h.stream_revision, h.event_id, h.type, h.actor, h.at, h.hash, h.prev_hash,
+            h.summary
+       FROM read_model.request_history h
+       JOIN read_model.requests r ON r.request_id = h.request_id
+      WHERE h.request_id = $1 AND $2::boolean AND ($3::text[] IS NULL OR r.product = ANY($3::text[]))
+      ORDER BY h.stream_revision`,
+    [requestId, ...scopeValues(scope)],
   );
   return result.rows.map((row) => ({
     position: row.position as Position,

@@ -12,6 +12,7 @@ import {
 } from '../../projections/catalog/queries.js';
 import { catalogNodeUri } from '../../projections/catalog/projection.js';
 import type { Queryable } from '../database/queryable.js';
+import type { ReadScope } from '../access/grants.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
 import { findLearningPath, type LearningGraph } from './learning-path.js';
 import {
@@ -143,12 +144,17 @@ export interface XrefResolution {
   readonly moniker: string;
 }
 
+/**
+ * Every method reads within the caller's scope (required): a node outside it answers exactly
+ * as a missing one (NOT_FOUND, with suggestions from the scope only), edges to it are not
+ * followed or listed, and counts and monikers are the scope's.
+ */
 export interface CatalogReadService {
-  describeSchema(): Promise<SchemaDescription>;
-  fetchNode(input: FetchNodeInput): Promise<NodeView>;
-  getRelated(input: GetRelatedInput): Promise<RelatedResult>;
-  getLearningPath(input: GetLearningPathInput): Promise<LearningPathResult>;
-  resolveXref(input: ResolveXrefInput): Promise<XrefResolution>;
+  describeSchema(scope: ReadScope): Promise<SchemaDescription>;
+  fetchNode(scope: ReadScope, input: FetchNodeInput): Promise<NodeView>;
+  getRelated(scope: ReadScope, input: GetRelatedInput): Promise<RelatedResult>;
+  getLearningPath(scope: ReadScope, input: GetLearningPathInput): Promise<LearningPathResult>;
+  resolveXref(scope: ReadScope, input: ResolveXrefInput): Promise<XrefResolution>;
 }
 
 const parse = <T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> => {
@@ -214,8 +220,12 @@ export const createCatalogReadService = ({
 }: {
   readonly db: Queryable;
 }): CatalogReadService => {
-  const notFound = async (uidOrRef: string, what: string): Promise<CogitaveError> => {
-    const closest = closestMatches(uidOrRef, await listUidsAndTitles(db));
+  const notFound = async (
+    scope: ReadScope,
+    uidOrRef: string,
+    what: string,
+  ): Promise<CogitaveError> => {
+    const closest = closestMatches(uidOrRef, await listUidsAndTitles(db, scope));
     const suggestions = closest.map((c) => `${c.uid} (${c.title})`).join(', ');
     return new NotFound(
       `${what} "${uidOrRef}" is not in the catalog${suggestions ? `; closest: ${suggestions}` : ''}.`,
@@ -246,8 +256,11 @@ export const createCatalogReadService = ({
   };
 
   return {
-    describeSchema: async () => {
-      const [counts, monikers] = await Promise.all([countNodesByLabel(db), listMonikersInUse(db)]);
+    describeSchema: async (scope) => {
+      const [counts, monikers] = await Promise.all([
+        countNodesByLabel(db, scope),
+        listMonikersInUse(db, scope),
+      ]);
       return {
         labels: NODE_LABELS.map((spec) => ({
           label: spec.label,
@@ -280,13 +293,13 @@ export const createCatalogReadService = ({
       };
     },
 
-    fetchNode: async (input) => {
+    fetchNode: async (scope, input) => {
       const args = parse(fetchNodeInput, input, 'fetchNode');
-      const node = await getCatalogNode(db, args.uid);
-      if (!node) throw await notFound(args.uid, 'Node');
+      const node = await getCatalogNode(db, scope, args.uid);
+      if (!node) throw await notFound(scope, args.uid, 'Node');
       checkMoniker(args.uid, node.content.monikers, args.moniker);
-      const inbound = await getEdges(db, { uids: [args.uid], direction: 'in' });
-      const titles = await getNodeSummaries(db, [
+      const inbound = await getEdges(db, scope, { uids: [args.uid], direction: 'in' });
+      const titles = await getNodeSummaries(db, scope, [
         ...node.content.edges.map((edge) => edge.target),
         ...inbound.map((edge) => edge.source),
       ]);
@@ -321,11 +334,11 @@ export const createCatalogReadService = ({
       };
     },
 
-    getRelated: async (input) => {
+    getRelated: async (scope, input) => {
       const args = parse(getRelatedInput, input, 'getRelated');
       checkEdgeTypes(args.edgeTypes);
-      const start = await getNodeSummaries(db, [args.uid]);
-      if (!start.has(args.uid)) throw await notFound(args.uid, 'Node');
+      const start = await getNodeSummaries(db, scope, [args.uid]);
+      if (!start.has(args.uid)) throw await notFound(scope, args.uid, 'Node');
       const seen = new Set([args.uid]);
       const hops: {
         edge: CatalogEdgeRow;
@@ -339,7 +352,11 @@ export const createCatalogReadService = ({
         const directions = args.direction === 'both' ? (['out', 'in'] as const) : [args.direction];
         const next: string[] = [];
         for (const direction of directions) {
-          const edges = await getEdges(db, { uids: frontier, direction, types: args.edgeTypes });
+          const edges = await getEdges(db, scope, {
+            uids: frontier,
+            direction,
+            types: args.edgeTypes,
+          });
           for (const edge of edges) {
             const [from, to] =
               direction === 'out' ? [edge.source, edge.target] : [edge.target, edge.source];
@@ -355,6 +372,7 @@ export const createCatalogReadService = ({
       const kept = hops.slice(0, MAX_RELATED);
       const summaries = await getNodeSummaries(
         db,
+        scope,
         kept.map((hop) => hop.uid),
       );
       return {
@@ -372,15 +390,15 @@ export const createCatalogReadService = ({
       };
     },
 
-    getLearningPath: async (input) => {
+    getLearningPath: async (scope, input) => {
       const args = parse(getLearningPathInput, input, 'getLearningPath');
-      const target = await getNodeSummaries(db, [args.targetUid]);
-      if (!target.has(args.targetUid)) throw await notFound(args.targetUid, 'Node');
+      const target = await getNodeSummaries(db, scope, [args.targetUid]);
+      if (!target.has(args.targetUid)) throw await notFound(scope, args.targetUid, 'Node');
       // Gather what leads to the target: prerequisites, parts (units of a module), teachers.
       const graph: LearningGraph = { nodes: new Map(target), incoming: new Map() };
       let frontier = [args.targetUid];
       while (frontier.length > 0 && graph.nodes.size <= 2000) {
-        const edges = await getEdges(db, {
+        const edges = await getEdges(db, scope, {
           uids: frontier,
           direction: 'in',
           types: ['prerequisiteOf', 'partOf', 'teaches'],
@@ -393,7 +411,7 @@ export const createCatalogReadService = ({
           list.push(edge);
           graph.incoming.set(edge.target, list);
         }
-        const summaries = await getNodeSummaries(db, fresh);
+        const summaries = await getNodeSummaries(db, scope, fresh);
         for (const [key, value] of summaries) graph.nodes.set(key, value);
         frontier = fresh;
       }
@@ -430,7 +448,7 @@ export const createCatalogReadService = ({
       };
     },
 
-    resolveXref: async (input) => {
+    resolveXref: async (scope, input) => {
       const args = parse(resolveXrefInput, input, 'resolveXref');
       const parsed = parseXref(args.xref);
       if (!parsed || !UID_PATTERN.test(parsed.uid)) {
@@ -442,8 +460,8 @@ export const createCatalogReadService = ({
       if (wanted !== undefined && !MONIKER_PATTERN.test(wanted)) {
         throw new InvalidArgument(`moniker "${wanted}" is not "latest" or a date (YYYY-MM)`);
       }
-      const node = (await getNodeSummaries(db, [parsed.uid])).get(parsed.uid);
-      if (!node) throw await notFound(parsed.uid, 'Xref target');
+      const node = (await getNodeSummaries(db, scope, [parsed.uid])).get(parsed.uid);
+      if (!node) throw await notFound(scope, parsed.uid, 'Xref target');
       checkMoniker(parsed.uid, node.monikers, wanted);
       return {
         uid: node.uid,

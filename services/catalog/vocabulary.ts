@@ -1,3 +1,5 @@
+import type { ReadScope } from '../access/grants.js';
+
 /**
  * The catalog's closed vocabulary: node labels, typed edges, required attributes per label and
  * monikers. It is data in one place; ingest validation, `describe_schema`, the resource URI
@@ -208,3 +210,18 @@ export const edgeSpec = (type: string): EdgeSpec | undefined =>
 
 export const labelForResourceType = (resourceType: string): LabelSpec | undefined =>
   NODE_LABELS.find((spec) => spec.resourceType === resourceType);
+
+/**
+ * The labels (of `source`) a read scope may read, or null when it may read every one: what a
+ * query binds to keep rows of other types out.
+ */
+export const labelsInScope = (
+  scope: ReadScope,
+  source: LabelSpec['source'] | 'any' = 'any',
+): string[] | null => {
+  const { types } = scope;
+  if (types === '*') return null;
+  return NODE_LABELS.filter(
+    (spec) => (source === 'any' || spec.source === source) && types.includes(spec.resourceType),
+  ).map((spec) => spec.label);
+};

@@ -1,3 +1,11 @@
+import {
+  isUnrestricted,
+  mayReadType,
+  scopeSqlValues,
+  UNRESTRICTED,
+  type ReadScope,
+} from '../access/grants.js';
+import { labelsInScope } from '../catalog/vocabulary.js';
 import type { Expr, Query, Value } from './ast.js';
 import type { Analysis, HopBinding, NodeBinding } from './analyze.js';
 import { GRAPH_QUERY_BOUNDS } from './bounds.js';
@@ -9,6 +17,10 @@ import { constantValue, type QueryParams } from './values.js';
  * from the query text reaches the SQL except through fixed fragments chosen here: labels and
  * edge types (already checked against the vocabulary), attribute names and every value are
  * bind parameters; variables become generated aliases (n0, e0, c0...).
+ *
+ * The caller's read scope is compiled in: every node a pattern binds, and every node a
+ * variable-length walk passes through, must be in it, so what the scope hides is never
+ * matched, returned or counted (`MATCH (n) RETURN count(*)` counts the scope's nodes).
  */
 
 export type ColumnKind = 'node' | 'relationship' | 'count' | 'value';
@@ -44,6 +56,8 @@ export interface CompileOptions {
   readonly pathStrategy?: PathStrategy;
   /** Nodes a variable may match before any hop (picks the end a walk starts from). */
   readonly cardinality?: (key: string) => number;
+  /** What the caller may read (default: everything, for the system's own queries). */
+  readonly scope?: ReadScope;
 }
 
 const SCHEMA = 'read_model';
@@ -85,10 +99,15 @@ class Binder {
 
   /** The same attribute name binds once, so equal expressions stay textually equal. */
   key(name: string): string {
-    const known = this.#keys.get(name);
+    return this.once(`key:${name}`, name, 'text');
+  }
+
+  /** Binds `value` once under `key`; later calls reuse the placeholder. */
+  once(key: string, value: unknown, cast: string): string {
+    const known = this.#keys.get(key);
     if (known) return known;
-    const placeholder = this.bind(name, 'text');
-    this.#keys.set(name, placeholder);
+    const placeholder = this.bind(value, cast);
+    this.#keys.set(key, placeholder);
     return placeholder;
   }
 }
@@ -103,12 +122,49 @@ export const compileQuery = (
 
 class Compiler {
   readonly #b = new Binder();
+  readonly #scope: ReadScope;
 
   constructor(
     private readonly analysis: Analysis,
     private readonly params: QueryParams,
     private readonly options: CompileOptions,
-  ) {}
+  ) {
+    this.#scope = options.scope ?? UNRESTRICTED;
+  }
+
+  // ---- scope ---------------------------------------------------------------------------------
+
+  /** The condition that catalog node `alias` is in the scope; undefined when everything is. */
+  private catalogInScope(alias: string): string | undefined {
+    if (isUnrestricted(this.#scope)) return undefined;
+    const labels = labelsInScope(this.#scope, 'catalog');
+    const { products } = scopeSqlValues(this.#scope);
+    const parts: string[] = [];
+    if (labels !== null) {
+      parts.push(`${alias}.label = ANY(${this.#b.once('scope:labels', labels, 'text[]')})`);
+    }
+    if (products !== null) {
+      const bound = this.#b.once('scope:products', products, 'text[]');
+      parts.push(`(${alias}.product IS NULL OR ${alias}.product = ANY(${bound}))`);
+    }
+    return parts.length === 0 ? undefined : `(${parts.join(' AND ')})`;
+  }
+
+  /** The WHERE of the request nodes' source: nothing without the type, the scope's products. */
+  private requestsInScope(): string {
+    if (!mayReadType(this.#scope, 'request')) return ' WHERE FALSE';
+    const { products } = scopeSqlValues(this.#scope);
+    if (products === null) return '';
+    return ` WHERE product = ANY(${this.#b.once('scope:products', products, 'text[]')})`;
+  }
+
+  /** A walk step may only pass through a node the scope shows (`uid` is the next node). */
+  private stepInScope(uid: string): string {
+    const condition = this.catalogInScope('v');
+    return condition === undefined
+      ? ''
+      : ` AND EXISTS (SELECT 1 FROM ${SCHEMA}.catalog_nodes v WHERE v.uid = ${uid} AND ${condition})`;
+  }
 
   compile(query: Query, limits: CompileLimits): CompiledQuery {
     const { from, where } = this.matchClause();
@@ -177,6 +233,8 @@ class Compiler {
       from.push(`${this.nodeSource(node)} ${node.alias}`);
       if (node.label !== undefined && node.label !== 'Request') {
         where.push(`${node.alias}.label = ${this.#b.bind(node.label, 'text')}`);
+        const inScope = this.catalogInScope(node.alias);
+        if (inScope !== undefined) where.push(inScope);
       }
       for (const condition of node.conditions) where.push(this.predicate(condition));
     }
@@ -216,9 +274,12 @@ class Compiler {
   }
 
   private nodeSource(node: NodeBinding): string {
-    if (node.label === 'Request') return `(${REQUEST_NODES})`;
+    const requests = `${REQUEST_NODES}${this.requestsInScope()}`;
+    if (node.label === 'Request') return `(${requests})`;
     if (node.label !== undefined) return `${SCHEMA}.catalog_nodes`;
-    return `(${CATALOG_NODES} UNION ALL ${REQUEST_NODES})`;
+    const inScope = this.catalogInScope('c');
+    const catalog = inScope === undefined ? CATALOG_NODES : `${CATALOG_NODES} c WHERE ${inScope}`;
+    return `(${catalog} UNION ALL ${requests})`;
   }
 
   /** Edges oriented from the pattern's left node (s) to its right node (t). */
@@ -246,12 +307,12 @@ class Compiler {
     const steps: string[] = [];
     if (direction !== 'in') {
       steps.push(
-        `SELECT e.target_uid AS next FROM ${SCHEMA}.catalog_edges e WHERE e.source_uid = w.t${filter}`,
+        `SELECT e.target_uid AS next FROM ${SCHEMA}.catalog_edges e WHERE e.source_uid = w.t${filter}${this.stepInScope('e.target_uid')}`,
       );
     }
     if (direction !== 'out') {
       steps.push(
-        `SELECT e.source_uid AS next FROM ${SCHEMA}.catalog_edges e WHERE e.target_uid = w.t${filter}`,
+        `SELECT e.source_uid AS next FROM ${SCHEMA}.catalog_edges e WHERE e.target_uid = w.t${filter}${this.stepInScope('e.source_uid')}`,
       );
     }
     const min = this.#b.bind(hop.minHops, 'int');
@@ -289,6 +350,11 @@ class Compiler {
             if (filter) conditions.push(`h${k}.edge_type = ANY(${filter})`);
           }
           for (const earlier of visited) conditions.push(`${to(k)} <> ${earlier}`);
+          // The ends are pattern nodes (scoped there); the nodes between must be shown too.
+          if (k < length) {
+            const inScope = this.stepInScope(to(k));
+            if (inScope !== '') conditions.push(inScope.replace(/^ AND /, ''));
+          }
           visited.push(to(k));
         }
         branches.push(

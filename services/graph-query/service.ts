@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { resourceUri } from '../../projections/resources.js';
+import { isUnrestricted, type ReadScope } from '../access/grants.js';
 import { labelSpec } from '../catalog/vocabulary.js';
 import { CogitaveError, Unavailable } from '../runtime/errors.js';
 import { analyze, type Analysis } from './analyze.js';
@@ -35,7 +36,11 @@ export interface GraphQueryResult {
 }
 
 export interface GraphQueryService {
-  run(query: string, params?: QueryParams): Promise<GraphQueryResult>;
+  /**
+   * Runs a query within the caller's scope (required; compiled into the SQL): nodes outside it
+   * are never matched, walked through, returned or counted.
+   */
+  run(scope: ReadScope, query: string, params?: QueryParams): Promise<GraphQueryResult>;
 }
 
 export interface GraphQueryOptions {
@@ -60,7 +65,12 @@ export interface PreparedQuery {
 export const prepareGraphQuery = (
   source: string,
   params: QueryParams = {},
-  options: { limits?: CompileLimits; pathStrategy?: PathStrategy; stats?: GraphStats } = {},
+  options: {
+    limits?: CompileLimits;
+    pathStrategy?: PathStrategy;
+    stats?: GraphStats;
+    scope?: ReadScope;
+  } = {},
 ): PreparedQuery => {
   checkParams(params);
   const query = parseQuery(source);
@@ -149,7 +159,7 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
   };
 
   return {
-    run: async (source, params = {}) => {
+    run: async (scope, source, params = {}) => {
       const started = clock();
       // Static checks first: a malformed query never waits for the graph counts.
       prepareGraphQuery(source, params, { limits: options.limits });
@@ -164,6 +174,7 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
         limits: options.limits ?? GRAPH_QUERY_BOUNDS,
         pathStrategy: options.pathStrategy ?? 'recursive',
         stats: graph,
+        scope,
       });
       const degrees = await readAnchorDegrees(options.pool, analysis, params).catch(
         (error: unknown) => {
@@ -178,10 +189,14 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
         degrees.get(`${key}\u0000${hop}`),
       );
       if (estimated > maxEstimatedRows) {
+        // The estimate counts the whole graph: a restricted caller is not told its size.
+        const about = isUnrestricted(scope) ? ` to about ${formatCount(estimated)} paths` : '';
         throw refusedQuery(
           'traversal',
-          `The pattern could expand to about ${formatCount(estimated)} paths, above the bound of ${formatCount(maxEstimatedRows)}; anchor a node (e.g. {uid: $uid}), name relationship types or use fewer hops`,
-          { estimatedRows: Math.round(estimated), maxEstimatedRows },
+          `The pattern could expand${about}, above the bound of ${formatCount(maxEstimatedRows)} paths; anchor a node (e.g. {uid: $uid}), name relationship types or use fewer hops`,
+          isUnrestricted(scope)
+            ? { estimatedRows: Math.round(estimated), maxEstimatedRows }
+            : { maxEstimatedRows },
         );
       }
       const raw = await execute(compiled);

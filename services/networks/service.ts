@@ -12,10 +12,13 @@ import {
   type NetworkResource,
 } from '../../projections/networks/queries.js';
 import type { NetworkSummary } from '../../projections/networks/state.js';
+
+export type { NetworkSummary };
 import type { Queryable } from '../database/queryable.js';
 import type { EventStore } from '../event-store/types.js';
 import { parseInput } from '../commands/inputs.js';
 import type { CommandMetadata } from '../commands/metadata.js';
+import { mayReadType, requireType, type ReadScope } from '../access/grants.js';
 import { InvalidArgument } from '../runtime/errors.js';
 import type { NetworkLimits } from './decide.js';
 import { NetworkNotFound, NodeNotFound } from './errors.js';
@@ -53,19 +56,27 @@ export interface NetworksService {
   createNetwork(input: CreateNetworkInput, meta: CommandMetadata): Promise<NetworkWriteResult>;
   addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult>;
   addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult>;
-  /** Throws NetworkNotFound or NodeNotFound. */
+  /**
+   * Reads take the caller's scope (required): networks have no product, so the `network`
+   * type decides; without it a read is refused (the grant alone decides that).
+   * Throws NetworkNotFound or NodeNotFound.
+   */
   getNeighbors(
+    scope: ReadScope,
     networkName: string,
     nodeId: string,
   ): Promise<{ readonly nodeId: string; readonly neighbors: readonly string[] }>;
-  getNode(networkName: string, nodeId: string): Promise<NetworkNode>;
-  getNetwork(networkName: string): Promise<NetworkSummary>;
-  listNetworks(options?: {
-    readonly cursor?: string | undefined;
-    readonly limit?: number | undefined;
-  }): Promise<NetworkPage>;
-  /** `cogitave://network/<name>`; undefined when there is no such network. */
-  readResource(networkName: string): Promise<NetworkResource | undefined>;
+  getNode(scope: ReadScope, networkName: string, nodeId: string): Promise<NetworkNode>;
+  getNetwork(scope: ReadScope, networkName: string): Promise<NetworkSummary>;
+  listNetworks(
+    scope: ReadScope,
+    options?: {
+      readonly cursor?: string | undefined;
+      readonly limit?: number | undefined;
+    },
+  ): Promise<NetworkPage>;
+  /** `cogitave://network/<name>`; undefined when there is no such network, or the scope hides it. */
+  readResource(scope: ReadScope, networkName: string): Promise<NetworkResource | undefined>;
 }
 
 export interface NetworksServiceDeps {
@@ -80,6 +91,9 @@ export interface NetworksServiceDeps {
 }
 
 export const DEFAULT_LIST_LIMIT = 50;
+/** The resource type of networks (`cogitave://network/<name>`). */
+export const NETWORK_TYPE = 'network';
+const WHAT = 'reading networks';
 export const MAX_LIST_LIMIT = 200;
 
 const cursorSchema = z.object({ after: networkNameSchema });
@@ -135,7 +149,8 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
     addNode: (input, meta) => commands.addNode(input, meta),
     addEdge: (input, meta) => commands.addEdge(input, meta),
 
-    getNeighbors: async (networkName, nodeId) => {
+    getNeighbors: async (scope, networkName, nodeId) => {
+      requireType(scope, NETWORK_TYPE, WHAT);
       const ref = nodeRef(networkName, nodeId);
       await caughtUp(ref.networkName);
       const lookup = await getNeighbors(db, ref.networkName, ref.nodeId);
@@ -144,7 +159,8 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
       return { nodeId: ref.nodeId, neighbors: lookup.neighbors };
     },
 
-    getNode: async (networkName, nodeId) => {
+    getNode: async (scope, networkName, nodeId) => {
+      requireType(scope, NETWORK_TYPE, WHAT);
       const ref = nodeRef(networkName, nodeId);
       await caughtUp(ref.networkName);
       const node = await getNode(db, ref.networkName, ref.nodeId);
@@ -153,7 +169,8 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
       throw new NodeNotFound(ref.networkName, [ref.nodeId]);
     },
 
-    getNetwork: async (networkName) => {
+    getNetwork: async (scope, networkName) => {
+      requireType(scope, NETWORK_TYPE, WHAT);
       const name = parseInput(networkNameSchema, networkName, 'network_name');
       await caughtUp(name);
       const summary = await getNetwork(db, name);
@@ -161,7 +178,8 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
       return summary;
     },
 
-    listNetworks: async (options = {}) => {
+    listNetworks: async (scope, options = {}) => {
+      requireType(scope, NETWORK_TYPE, WHAT);
       const limit = options.limit ?? DEFAULT_LIST_LIMIT;
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
         throw new InvalidArgument(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`, {
@@ -180,9 +198,9 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
       };
     },
 
-    readResource: async (networkName) => {
+    readResource: async (scope, networkName) => {
       const parsed = networkNameSchema.safeParse(networkName);
-      if (!parsed.success) return undefined;
+      if (!parsed.success || !mayReadType(scope, NETWORK_TYPE)) return undefined;
       await caughtUp(parsed.data);
       return readNetworkResource(db, parsed.data);
     },

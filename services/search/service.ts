@@ -1,5 +1,6 @@
 import type { ChangeSignal } from '../../projections/change-feed.js';
 import type { Queryable } from '../database/queryable.js';
+import { mayRead, type ReadScope } from '../access/grants.js';
 import { InvalidArgument, Unavailable } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import { labelNames, labelSpec, MONIKER_PATTERN } from '../catalog/vocabulary.js';
@@ -40,14 +41,6 @@ export interface DocsSearchQuery {
   readonly product?: string | undefined;
   readonly moniker?: string | undefined;
   readonly limit?: number | undefined;
-  /** What the caller may read (grants); undefined: everything. */
-  readonly allowed?: AllowedScope | undefined;
-}
-
-export interface AllowedScope {
-  readonly products: readonly string[] | '*';
-  /** Resource types (`doc`, `unit`, ...). */
-  readonly types: readonly string[] | '*';
 }
 
 export interface SearchHit {
@@ -69,7 +62,6 @@ export interface CodeSampleQuery {
   readonly limit?: number | undefined;
   /** Also samples that failed or skipped the compile check (default false). */
   readonly includeUnchecked?: boolean | undefined;
-  readonly allowed?: AllowedScope | undefined;
 }
 
 export interface CodeSampleHit {
@@ -93,8 +85,12 @@ export interface SearchStatus {
 export interface SearchService {
   /** Resolves once the first build finished; rejects (Unavailable) if it failed. */
   ready(): Promise<void>;
-  search(query: DocsSearchQuery): Promise<SearchHit[]>;
-  codeSampleSearch(query: CodeSampleQuery): Promise<CodeSampleHit[]>;
+  /**
+   * Both searches answer within the caller's scope (required): a node outside it is never a
+   * hit, and a sample's source outside it has no URI, as if it did not exist.
+   */
+  search(scope: ReadScope, query: DocsSearchQuery): Promise<SearchHit[]>;
+  codeSampleSearch(scope: ReadScope, query: CodeSampleQuery): Promise<CodeSampleHit[]>;
   status(): SearchStatus;
   /** Resolves once every change received so far is applied (tests, read-your-writes). */
   settled(): Promise<void>;
@@ -284,16 +280,14 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     }
   };
 
-  const scopeFilter = (allowed: AllowedScope | undefined): ((m: Meta) => boolean) => {
-    if (!allowed) return () => true;
-    return (m) =>
-      (allowed.products === '*' || (m.product !== null && allowed.products.includes(m.product))) &&
-      (allowed.types === '*' || allowed.types.includes(labelSpec(m.label)?.resourceType ?? ''));
-  };
+  const scopeFilter =
+    (scope: ReadScope): ((m: Meta) => boolean) =>
+    (m) =>
+      mayRead(scope, labelSpec(m.label)?.resourceType ?? '', m.product);
 
   return {
     ready: whenReady,
-    search: async (query) => {
+    search: async (scope, query) => {
       const text = checkQuery(query.query);
       const limit = checkLimit(query.limit);
       const unknown = (query.types ?? []).filter((type) => !searchableLabels.includes(type));
@@ -309,7 +303,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
       }
       await whenReady();
       const types = query.types && query.types.length > 0 ? new Set(query.types) : undefined;
-      const inScope = scopeFilter(query.allowed);
+      const inScope = scopeFilter(scope);
       const filter = (id: string): boolean => {
         const m = meta.get(id);
         return (
@@ -340,12 +334,12 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         ];
       });
     },
-    codeSampleSearch: async (query) => {
+    codeSampleSearch: async (scope, query) => {
       const text = checkQuery(query.query);
       const limit = checkLimit(query.limit);
       await whenReady();
       const language = query.language?.trim().toLowerCase();
-      const inScope = scopeFilter(query.allowed);
+      const inScope = scopeFilter(scope);
       const filter = (id: string): boolean => {
         const m = meta.get(id);
         if (m?.label !== 'CodeSample' || !inScope(m)) return false;
@@ -359,7 +353,10 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         if (!m) return [];
         const sourceUid =
           typeof m.attributes.sourceUid === 'string' ? m.attributes.sourceUid : undefined;
-        const source = sourceUid === undefined ? undefined : meta.get(sourceUid);
+        const known = sourceUid === undefined ? undefined : meta.get(sourceUid);
+        // The sample names its source (its own attribute); one the scope hides has no URI,
+        // exactly like one the catalog does not have.
+        const source = known && inScope(known) ? known : undefined;
         const compiled = m.attributes.compiled;
         return [
           {

@@ -13,6 +13,7 @@
  * of the same tools (e.g. an MCP memory server behind a client) can be measured by the same
  * workload and compared.
  */
+import { UNRESTRICTED } from '../../services/access/grants.js';
 import { writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -158,7 +159,8 @@ export const serviceTarget = (
     addEdge: async (name, source, target, weight) => {
       await writes.addEdge({ networkName: name, source, target, weight }, meta());
     },
-    getNeighbors: async (name, nodeId) => (await service.getNeighbors(name, nodeId)).neighbors,
+    getNeighbors: async (name, nodeId) =>
+      (await service.getNeighbors(UNRESTRICTED, name, nodeId)).neighbors,
   };
 };
 

@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection } from '../../../projections/replay.js';
@@ -151,13 +152,21 @@ describe('catalog tools (postgres)', () => {
         inbound: [{ type: 'xref', uid: 'g.unit.first', title: 'First unit' }],
       },
     });
-    const resource = await readCatalogResource(bed.database.pool, 'doc', 'g.doc.intro');
+    const resource = await readCatalogResource(
+      bed.database.pool,
+      UNRESTRICTED,
+      'doc',
+      'g.doc.intro',
+    );
     expect(resource?.contentHash).toBe(node.contentHash);
     expect(resourceContentHash(resource?.document)).toBe(node.contentHash);
-    expect((await getResource(bed.database.pool, 'cogitave://doc/g.doc.intro'))?.contentHash).toBe(
-      node.contentHash,
-    );
-    expect(await readCatalogResource(bed.database.pool, 'unit', 'g.doc.intro')).toBeUndefined();
+    expect(
+      (await getResource(bed.database.pool, UNRESTRICTED, 'cogitave://doc/g.doc.intro'))
+        ?.contentHash,
+    ).toBe(node.contentHash);
+    expect(
+      await readCatalogResource(bed.database.pool, UNRESTRICTED, 'unit', 'g.doc.intro'),
+    ).toBeUndefined();
   });
 
   it('docs_fetch honours monikers and suggests close uids for unknown ones', async () => {
@@ -304,8 +313,12 @@ describe('catalog tools (postgres)', () => {
   it('removes a retired node with its edges and resource; a rebuild equals the live read model', async () => {
     await corpus.remove('docs/deep.md');
     await ingest();
-    expect(await readCatalogResource(bed.database.pool, 'doc', 'g.doc.deep')).toBeUndefined();
-    expect(await getResource(bed.database.pool, 'cogitave://doc/g.doc.deep')).toBeUndefined();
+    expect(
+      await readCatalogResource(bed.database.pool, UNRESTRICTED, 'doc', 'g.doc.deep'),
+    ).toBeUndefined();
+    expect(
+      await getResource(bed.database.pool, UNRESTRICTED, 'cogitave://doc/g.doc.deep'),
+    ).toBeUndefined();
     expect(await failure(docsFetchTool, { uid: 'g.doc.deep' })).toMatchObject({
       code: 'NOT_FOUND',
     });

@@ -363,11 +363,14 @@ describe('get_request', () => {
     expect(getRequestTool.input.safeParse({ request_id: '42' }).success).toBe(false);
   });
 
-  it('given a caller whose grants exclude the product, then PERMISSION_DENIED', async () => {
+  it('given a caller whose grants exclude the product, then NOT_FOUND exactly as for a missing request', async () => {
     const requestId = await acceptedRequest('Grants limit what is visible');
     const other: Caller = { actor: 'token:other', grants: { ...AGENT.grants, products: ['docs'] } };
-    expect((await failure(getRequestTool, { request_id: requestId }, other)).code).toBe(
-      'PERMISSION_DENIED',
+    const hidden = await failure(getRequestTool, { request_id: requestId }, other);
+    const missing = await failure(getRequestTool, { request_id: 'req-1999-0001' }, other);
+    expect(hidden.code).toBe('NOT_FOUND');
+    expect(hidden.message.replace(requestId, '<id>')).toBe(
+      missing.message.replace('req-1999-0001', '<id>'),
     );
   });
 });

@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGraphQueryService,
@@ -79,7 +80,7 @@ const refusal = async (
 ): Promise<{ code: string; bound: unknown; message: string; ms: number }> => {
   const started = performance.now();
   try {
-    await service.run(query, params);
+    await service.run(UNRESTRICTED, query, params);
   } catch (error) {
     if (!(error instanceof CogitaveError)) throw error;
     return {
@@ -123,6 +124,7 @@ describe('query_graph under attack', () => {
     expect(answer.ms).toBeLessThan(TIMEOUT_MS);
     // An ordinary node of the same graph walks fine: the mean fanout is small.
     const ordinary = await graph.run(
+      UNRESTRICTED,
       "MATCH (a:Article {uid: 'h1'})-[:dependsOn*1..4]->(b) RETURN count(*) AS paths",
     );
     expect(ordinary.rows[0]?.paths).toBeGreaterThan(100);
@@ -143,7 +145,9 @@ describe('query_graph under attack', () => {
     expect(answer.message).toContain('300 ms');
     expect(answer.ms).toBeLessThan(TIMEOUT_MS);
     // The pool's connection is usable afterwards (the transaction was rolled back).
-    expect((await unguarded.run("MATCH (a:Skill {uid: 'k0'}) RETURN a.uid")).rowCount).toBe(1);
+    expect(
+      (await unguarded.run(UNRESTRICTED, "MATCH (a:Skill {uid: 'k0'}) RETURN a.uid")).rowCount,
+    ).toBe(1);
   });
 
   it.each([
@@ -182,6 +186,7 @@ describe('query_graph under attack', () => {
       'given %j as a parameter, when run, then it is only a value',
       async (value) => {
         const result = await graph.run(
+          UNRESTRICTED,
           'MATCH (a:Doc) WHERE a.uid = $v OR a.title CONTAINS $v OR a.status IN [$v] RETURN a',
           { v: value },
         );
@@ -196,7 +201,7 @@ describe('query_graph under attack', () => {
         "MATCH (a:Doc {uid: '\\u0027; DELETE FROM read_model.catalog_edges; --'}) RETURN a",
         "MATCH (a:Doc) WHERE a.summary STARTS WITH '%' OR a.title CONTAINS '_' RETURN a",
       ];
-      for (const query of queries) expect((await graph.run(query)).rows).toEqual([]);
+      for (const query of queries) expect((await graph.run(UNRESTRICTED, query)).rows).toEqual([]);
     });
 
     it.each([
@@ -234,6 +239,7 @@ describe('query_graph under attack', () => {
 
     it('given backtick-quoted variables and comments around clauses, when run, then the query works', async () => {
       const result = await graph.run(
+        UNRESTRICTED,
         "MATCH /* c */ (`a; DROP`:Doc {uid: 'd1'}) // trailing\n RETURN `a; DROP`.uid AS uid",
       );
       expect(result.rows).toEqual([{ uid: 'd1' }]);

@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGraphQueryService,
@@ -22,11 +23,12 @@ afterAll(async () => {
 });
 
 const rows = async (query: string, params: Record<string, unknown> = {}) =>
-  (await graph.run(query, params)).rows;
+  (await graph.run(UNRESTRICTED, query, params)).rows;
 
 describe('query_graph over the read model', () => {
   it('given a two-hop chain anchored on a path, when queried, then every unit and its module come back', async () => {
     const result = await graph.run(
+      UNRESTRICTED,
       `MATCH (u:Unit)-[:partOf]->(m:Module)-[:partOf]->(p:LearningPath {uid: 'p1'})
        RETURN u.uid AS unit, m.uid AS module ORDER BY unit`,
     );
@@ -60,7 +62,7 @@ describe('query_graph over the read model', () => {
     async (range, expected) => {
       const query = `MATCH (a:Unit {uid: 'u1'})-[:prerequisiteOf${range}]->(b) RETURN b.uid AS b ORDER BY b`;
       expect((await rows(query)).map((row) => row.b)).toEqual(expected);
-      expect((await unrolled.run(query)).rows.map((row) => row.b)).toEqual(expected);
+      expect((await unrolled.run(UNRESTRICTED, query)).rows.map((row) => row.b)).toEqual(expected);
     },
   );
 
@@ -68,7 +70,11 @@ describe('query_graph over the read model', () => {
     const query =
       "MATCH (a:Unit)-[:prerequisiteOf*1..4]->(b:Unit {uid: 'u4'}) RETURN a.uid AS a ORDER BY a";
     expect((await rows(query)).map((row) => row.a)).toEqual(['u1', 'u2', 'u3']);
-    expect((await unrolled.run(query)).rows.map((row) => row.a)).toEqual(['u1', 'u2', 'u3']);
+    expect((await unrolled.run(UNRESTRICTED, query)).rows.map((row) => row.a)).toEqual([
+      'u1',
+      'u2',
+      'u3',
+    ]);
   });
 
   it('given a cycle, when walked up to 4 hops, then no node is revisited', async () => {
@@ -197,23 +203,34 @@ describe('query_graph over the read model', () => {
   });
 
   it('given more rows than LIMIT, when queried, then the page is cut and flagged truncated', async () => {
-    const page = await graph.run('MATCH (u:Unit) RETURN u.uid AS u ORDER BY u LIMIT 3');
+    const page = await graph.run(
+      UNRESTRICTED,
+      'MATCH (u:Unit) RETURN u.uid AS u ORDER BY u LIMIT 3',
+    );
     expect(page).toMatchObject({
       rows: [{ u: 'u1' }, { u: 'u2' }, { u: 'u3' }],
       truncated: true,
       rowCount: 3,
     });
-    expect(await graph.run('MATCH (u:Unit) RETURN u.uid AS u LIMIT 4')).toMatchObject({
-      truncated: false,
-      rowCount: 4,
-    });
+    expect(await graph.run(UNRESTRICTED, 'MATCH (u:Unit) RETURN u.uid AS u LIMIT 4')).toMatchObject(
+      {
+        truncated: false,
+        rowCount: 4,
+      },
+    );
     expect(
-      await graph.run('MATCH (u:Unit) RETURN u.uid AS u ORDER BY u DESC SKIP $s LIMIT $l', {
-        s: 1,
-        l: 2,
-      }),
+      await graph.run(
+        UNRESTRICTED,
+        'MATCH (u:Unit) RETURN u.uid AS u ORDER BY u DESC SKIP $s LIMIT $l',
+        {
+          s: 1,
+          l: 2,
+        },
+      ),
     ).toMatchObject({ rows: [{ u: 'u3' }, { u: 'u2' }], truncated: true });
-    expect(await graph.run('MATCH (u:Unit) RETURN u.uid AS u SKIP 3 LIMIT 5')).toMatchObject({
+    expect(
+      await graph.run(UNRESTRICTED, 'MATCH (u:Unit) RETURN u.uid AS u SKIP 3 LIMIT 5'),
+    ).toMatchObject({
       rowCount: 1,
       truncated: false,
     });
@@ -243,7 +260,7 @@ describe('query_graph over the read model', () => {
     for (const query of queries) {
       const walked = await rows(query);
       expect(walked.length).toBeGreaterThan(0);
-      expect((await unrolled.run(query)).rows).toEqual(walked);
+      expect((await unrolled.run(UNRESTRICTED, query)).rows).toEqual(walked);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeTypeNames, labelNames } from '../../../services/catalog/vocabulary.js';
@@ -33,7 +34,7 @@ type Outcome = 'result' | 'refused';
 
 const outcome = async (query: string, params: Record<string, unknown>): Promise<Outcome> => {
   try {
-    const result = await graph.run(query, params);
+    const result = await graph.run(UNRESTRICTED, query, params);
     expect(result.rows.length).toBe(result.rowCount);
     expect(result.rowCount).toBeLessThanOrEqual(1000);
     for (const row of result.rows) expect(Object.keys(row)).toEqual(result.columns);

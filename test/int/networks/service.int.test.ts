@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networksProjection } from '../../../projections/networks/projection.js';
@@ -49,7 +50,7 @@ describe('creating networks', () => {
     const events = await nb.bed.store.readStream(networkStreamId('module_deps'));
     expect(events.map((event) => event.type)).toEqual(['NetworkCreated']);
     expect(events[0]?.metadata.actor).toBe('agent:builder');
-    expect(await nb.service.getNetwork('module_deps')).toMatchObject({
+    expect(await nb.service.getNetwork(UNRESTRICTED, 'module_deps')).toMatchObject({
       name: 'module_deps',
       uri: 'cogitave://network/module_deps',
       description: 'Module dependencies',
@@ -65,7 +66,7 @@ describe('creating networks', () => {
     const again = await create('dup_net', 'another description');
     expect(again.status).toBe('duplicate');
     expect(await nb.networkEvents()).toBe(before);
-    expect((await nb.service.getNetwork('dup_net')).description).toBeNull();
+    expect((await nb.service.getNetwork(UNRESTRICTED, 'dup_net')).description).toBeNull();
   });
 });
 
@@ -75,11 +76,11 @@ describe('nodes', () => {
     const added = await addNode('ryw', 'agents', { data: 'Core', attributes: { layer: 2 } });
     expect(added).toMatchObject({ status: 'success', nodeId: 'agents' });
     // No waiting here: the write returned only once the read model showed it.
-    expect(await nb.service.getNeighbors('ryw', 'agents')).toEqual({
+    expect(await nb.service.getNeighbors(UNRESTRICTED, 'ryw', 'agents')).toEqual({
       nodeId: 'agents',
       neighbors: [],
     });
-    expect(await nb.service.getNode('ryw', 'agents')).toMatchObject({
+    expect(await nb.service.getNode(UNRESTRICTED, 'ryw', 'agents')).toMatchObject({
       nodeId: 'agents',
       ordinal: 0,
       data: 'Core',
@@ -95,7 +96,7 @@ describe('nodes', () => {
     const again = await addNode('dup_node', 'a', { data: { v: 2 } });
     expect(again.status).toBe('duplicate');
     expect(await nb.networkEvents()).toBe(before);
-    expect((await nb.service.getNode('dup_node', 'a')).data).toEqual({ v: 1 });
+    expect((await nb.service.getNode(UNRESTRICTED, 'dup_node', 'a')).data).toEqual({ v: 1 });
   });
 
   it('given no such network, when a node is added, then NetworkNotFound and nothing appended', async () => {
@@ -191,7 +192,7 @@ describe('edges and neighbours', () => {
     });
     expect(first).toMatchObject({ status: 'success', edgeId: 1, weight: 2.5 });
     expect(second).toMatchObject({ status: 'success', edgeId: 2, weight: 2.5 });
-    expect((await nb.service.getNetwork('graph')).edgeCount).toBe(2);
+    expect((await nb.service.getNetwork(UNRESTRICTED, 'graph')).edgeCount).toBe(2);
     const { rows } = await nb.bed.database.pool.query(
       `SELECT edge_id, source, target, weight, attributes FROM read_model.network_edges
         WHERE network = 'graph' ORDER BY edge_id`,
@@ -222,17 +223,21 @@ describe('edges and neighbours', () => {
     await addEdge('graph', 'core', 'agents');
     await addEdge('graph', 'agents', 'cli');
     // agents → logging (×2), cli → agents, core → agents, agents → cli
-    expect(await nb.service.getNeighbors('graph', 'agents')).toEqual({
+    expect(await nb.service.getNeighbors(UNRESTRICTED, 'graph', 'agents')).toEqual({
       nodeId: 'agents',
       neighbors: ['logging', 'cli', 'core'],
     });
-    expect((await nb.service.getNeighbors('graph', 'logging')).neighbors).toEqual(['agents']);
-    expect((await nb.service.getNeighbors('graph', 'lonely')).neighbors).toEqual([]);
+    expect((await nb.service.getNeighbors(UNRESTRICTED, 'graph', 'logging')).neighbors).toEqual([
+      'agents',
+    ]);
+    expect((await nb.service.getNeighbors(UNRESTRICTED, 'graph', 'lonely')).neighbors).toEqual([]);
   });
 
   it('lists a node with a self-loop as its own neighbour', async () => {
     await addEdge('graph', 'lonely', 'lonely');
-    expect((await nb.service.getNeighbors('graph', 'lonely')).neighbors).toEqual(['lonely']);
+    expect((await nb.service.getNeighbors(UNRESTRICTED, 'graph', 'lonely')).neighbors).toEqual([
+      'lonely',
+    ]);
   });
 
   it('given an unknown node, when an edge names it, then NodeNotFound and nothing appended', async () => {
@@ -244,13 +249,17 @@ describe('edges and neighbours', () => {
   });
 
   it('answers neighbour reads of an unknown network or node with NotFound errors', async () => {
-    await expect(nb.service.getNeighbors('nowhere', 'a')).rejects.toThrow(NetworkNotFound);
-    await expect(nb.service.getNeighbors('graph', 'ghost')).rejects.toThrow(NodeNotFound);
-    await expect(nb.service.getNode('graph', 'ghost')).rejects.toThrow(NodeNotFound);
+    await expect(nb.service.getNeighbors(UNRESTRICTED, 'nowhere', 'a')).rejects.toThrow(
+      NetworkNotFound,
+    );
+    await expect(nb.service.getNeighbors(UNRESTRICTED, 'graph', 'ghost')).rejects.toThrow(
+      NodeNotFound,
+    );
+    await expect(nb.service.getNode(UNRESTRICTED, 'graph', 'ghost')).rejects.toThrow(NodeNotFound);
   });
 
   it('given 8 replicas adding edges at once, then 8 edges with distinct ids', async () => {
-    const before = (await nb.service.getNetwork('graph')).edgeCount;
+    const before = (await nb.service.getNetwork(UNRESTRICTED, 'graph')).edgeCount;
     const replicas = Array.from({ length: 8 }, () => nb.replica());
     const results = await Promise.all(
       replicas.map((replica) =>
@@ -309,9 +318,9 @@ describe('bad input', () => {
           { networkName: 'strict', nodeId: 'b' },
           { ...metaFor(), commandId: 'x' },
         ),
-      () => nb.service.getNeighbors('bad name', 'a'),
-      () => nb.service.listNetworks({ cursor: 'not-a-cursor' }),
-      () => nb.service.listNetworks({ limit: 0 }),
+      () => nb.service.getNeighbors(UNRESTRICTED, 'bad name', 'a'),
+      () => nb.service.listNetworks(UNRESTRICTED, { cursor: 'not-a-cursor' }),
+      () => nb.service.listNetworks(UNRESTRICTED, { limit: 0 }),
     ];
     for (const attempt of attempts) await expect(attempt()).rejects.toThrow(InvalidArgument);
     expect(await nb.networkEvents()).toBe(before);
@@ -323,7 +332,7 @@ describe('listing and the resource', () => {
     const all: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = await nb.service.listNetworks({ limit: 3, cursor });
+      const page = await nb.service.listNetworks(UNRESTRICTED, { limit: 3, cursor });
       all.push(...page.networks.map((n) => n.name));
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
@@ -334,25 +343,25 @@ describe('listing and the resource', () => {
   });
 
   it('serves cogitave://network/<name> with the hash the resource index holds', async () => {
-    const resource = await nb.service.readResource('graph');
-    const summary = await nb.service.getNetwork('graph');
+    const resource = await nb.service.readResource(UNRESTRICTED, 'graph');
+    const summary = await nb.service.getNetwork(UNRESTRICTED, 'graph');
     expect(resource?.document).toEqual(networkDocument(summary));
     expect(resource?.document).toMatchObject({ name: 'graph', nodeCount: 5 });
     expect(resource?.contentHash).toBe(resourceContentHash(resource?.document));
-    const entry = await getResource(nb.bed.database.pool, 'cogitave://network/graph');
+    const entry = await getResource(nb.bed.database.pool, UNRESTRICTED, 'cogitave://network/graph');
     expect(entry).toMatchObject({
       type: 'network',
       contentHash: resource?.contentHash,
       lastModified: resource?.lastModified,
     });
-    expect(await nb.service.readResource('nowhere')).toBeUndefined();
-    expect(await nb.service.readResource('not a name')).toBeUndefined();
+    expect(await nb.service.readResource(UNRESTRICTED, 'nowhere')).toBeUndefined();
+    expect(await nb.service.readResource(UNRESTRICTED, 'not a name')).toBeUndefined();
   });
 });
 
 describe('replay', () => {
   it('rebuilds into a shadow schema with the live digests, twice over', async () => {
-    const { position } = await nb.service.getNetwork('graph').then(async () => {
+    const { position } = await nb.service.getNetwork(UNRESTRICTED, 'graph').then(async () => {
       const events = await nb.bed.store.readAll({
         direction: 'backwards',
         maxCount: 1,

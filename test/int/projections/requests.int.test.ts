@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventToAppend, Position } from '../../../services/event-store/types.js';
 import { requestStreamId, type RequestEvent } from '../../../services/requests/events.js';
@@ -80,7 +81,7 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
         issueUrl: 'https://github.com/cogitave/requests/issues/7',
       },
     });
-    const request = await getRequest(bed.database.pool, A);
+    const request = await getRequest(bed.database.pool, UNRESTRICTED, A);
     expect(request).toMatchObject({
       requestId: A,
       uri: `cogitave://request/${A}`,
@@ -128,7 +129,7 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
         pullUrl: 'https://github.com/cogitave/requests/pull/12',
       },
     });
-    const pending = await getRequest(bed.database.pool, A);
+    const pending = await getRequest(bed.database.pool, UNRESTRICTED, A);
     expect(pending?.pendingProposal).toMatchObject({
       proposalId: `${A}-p1`,
       fromStage: 'proposed',
@@ -156,7 +157,7 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
         data: { requestId: A, proposalId: `${A}-p1`, fromStage: 'proposed', toStage: 'accepted' },
       },
     );
-    const accepted = await getRequest(bed.database.pool, A);
+    const accepted = await getRequest(bed.database.pool, UNRESTRICTED, A);
     expect(accepted).toMatchObject({
       stage: 'accepted',
       status: 'active',
@@ -196,7 +197,7 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
         data: { requestId: A, proposalId: `${A}-p2`, fromStage: 'accepted', toStage: 'deferred' },
       },
     );
-    expect(await getRequest(bed.database.pool, A)).toMatchObject({
+    expect(await getRequest(bed.database.pool, UNRESTRICTED, A)).toMatchObject({
       stage: 'deferred',
       status: 'active',
       resumeStage: 'accepted',
@@ -214,7 +215,9 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
         proposedBy: 'agent:pm',
       },
     });
-    expect((await getRequest(bed.database.pool, A))?.pendingProposal?.proposalId).toBe(`${A}-p3`);
+    expect(
+      (await getRequest(bed.database.pool, UNRESTRICTED, A))?.pendingProposal?.proposalId,
+    ).toBe(`${A}-p3`);
     await append(A, {
       type: 'StageAdvanceRejected',
       data: {
@@ -225,7 +228,7 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
         reason: 'not yet',
       },
     });
-    expect(await getRequest(bed.database.pool, A)).toMatchObject({
+    expect(await getRequest(bed.database.pool, UNRESTRICTED, A)).toMatchObject({
       stage: 'deferred',
       resumeStage: 'accepted',
       pendingProposal: null,
@@ -237,7 +240,7 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
       type: 'RequestWithdrawn',
       data: { requestId: A, withdrawnBy: 'agent:intake', reason: 'superseded by B' },
     });
-    expect(await getRequest(bed.database.pool, A)).toMatchObject({
+    expect(await getRequest(bed.database.pool, UNRESTRICTED, A)).toMatchObject({
       stage: 'withdrawn',
       status: 'closed',
       resumeStage: null,
@@ -248,18 +251,23 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
       type: 'IntakeRejected',
       data: { requestId: B, rejectedBy: 'maintainer:ana', via: 'local', reason: 'out of scope' },
     });
-    expect(await getRequest(bed.database.pool, B)).toMatchObject({
+    expect(await getRequest(bed.database.pool, UNRESTRICTED, B)).toMatchObject({
       stage: 'rejected',
       status: 'closed',
       closedReason: 'out of scope',
     });
-    const closed = await listRequests(bed.database.pool, { status: 'closed', limit: 10 });
+    const closed = await listRequests(bed.database.pool, UNRESTRICTED, {
+      status: 'closed',
+      limit: 10,
+    });
     expect(closed.map((r) => r.requestId)).toEqual([A, B]);
-    expect(await listRequests(bed.database.pool, { product: 'learn', limit: 10 })).toHaveLength(1);
+    expect(
+      await listRequests(bed.database.pool, UNRESTRICTED, { product: 'learn', limit: 10 }),
+    ).toHaveLength(1);
   });
 
   it('keeps one history row per event with its chain links and a summary', async () => {
-    const history = await getRequestHistory(bed.database.pool, A);
+    const history = await getRequestHistory(bed.database.pool, UNRESTRICTED, A);
     const events = await bed.store.readStream(requestStreamId(A));
     expect(history).toHaveLength(events.length);
     history.forEach((entry, index) => {
@@ -292,8 +300,8 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
   });
 
   it('indexes each request as a resource whose hash covers its document', async () => {
-    const request = (await getRequest(bed.database.pool, A))!;
-    const resource = await getResource(bed.database.pool, `cogitave://request/${A}`);
+    const request = (await getRequest(bed.database.pool, UNRESTRICTED, A))!;
+    const resource = await getResource(bed.database.pool, UNRESTRICTED, `cogitave://request/${A}`);
     expect(resource).toEqual({
       uri: `cogitave://request/${A}`,
       type: 'request',
@@ -302,9 +310,12 @@ describe.each(['postgres', 'pglite'] as const)('requests read model (%s)', (kind
       contentHash: resourceContentHash(requestDocument(request)),
       lastModified: request.updatedAt,
     });
-    const page = await listResources(bed.database.pool, { type: 'request', limit: 1 });
+    const page = await listResources(bed.database.pool, UNRESTRICTED, {
+      type: 'request',
+      limit: 1,
+    });
     expect(page.map((r) => r.uri)).toEqual([`cogitave://request/${A}`]);
-    const next = await listResources(bed.database.pool, {
+    const next = await listResources(bed.database.pool, UNRESTRICTED, {
       type: 'request',
       afterUri: page[0]!.uri,
       limit: 5,

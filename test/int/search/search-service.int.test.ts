@@ -1,3 +1,4 @@
+import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChangeFeed, type ChangeFeed } from '../../../projections/change-feed.js';
 import { createLsaEmbedder } from '../../../services/search/lsa.js';
@@ -112,7 +113,9 @@ describe('search service over the catalog read model', () => {
 
   it('given the read model, when started, then the index holds every node and ranks by the query', async () => {
     expect(search.status()).toMatchObject({ ready: true, documents: NODES.length });
-    const hits = await search.search({ query: 'optimistic concurrency of the global log' });
+    const hits = await search.search(UNRESTRICTED, {
+      query: 'optimistic concurrency of the global log',
+    });
     expect(hits[0]).toMatchObject({
       uid: 'arch.event-store',
       uri: 'cogitave://doc/arch.event-store',
@@ -125,7 +128,7 @@ describe('search service over the catalog read model', () => {
   });
 
   it('given a module whose unit matches, when searched, then the graph brings the module up with a graph score', async () => {
-    const hits = await search.search({
+    const hits = await search.search(UNRESTRICTED, {
       query: 'first event revision zero',
       types: ['Unit', 'Module'],
     });
@@ -134,38 +137,48 @@ describe('search service over the catalog read model', () => {
   });
 
   it('given filters, when searched, then only nodes of those types, product and moniker come back', async () => {
-    const byType = await search.search({ query: 'stream', types: ['CodeSample'] });
+    const byType = await search.search(UNRESTRICTED, { query: 'stream', types: ['CodeSample'] });
     expect(byType.length).toBeGreaterThan(0);
     expect(byType.every((hit) => hit.type === 'CodeSample')).toBe(true);
-    const byProduct = await search.search({ query: 'retrieval ranking event', product: 'docs' });
+    const byProduct = await search.search(UNRESTRICTED, {
+      query: 'retrieval ranking event',
+      product: 'docs',
+    });
     expect(byProduct.map((hit) => hit.uid)).toEqual(['howto.search']);
-    const byMoniker = await search.search({ query: 'event search stream', moniker: '2025-10' });
+    const byMoniker = await search.search(UNRESTRICTED, {
+      query: 'event search stream',
+      moniker: '2025-10',
+    });
     expect(byMoniker.map((hit) => hit.uid)).toEqual(['howto.search']);
-    const limited = await search.search({ query: 'event stream append', limit: 2 });
+    const limited = await search.search(UNRESTRICTED, { query: 'event stream append', limit: 2 });
     expect(limited).toHaveLength(2);
   });
 
   it('given grants for one product, when searched, then other products are not visible', async () => {
-    const hits = await search.search({
-      query: 'retrieval ranking event stream',
-      allowed: { products: ['docs'], types: '*' },
-    });
+    const hits = await search.search(
+      { products: ['docs'], types: '*' },
+      { query: 'retrieval ranking event stream' },
+    );
     expect(hits.map((hit) => hit.product)).toEqual(['docs']);
   });
 
   it('given bad input, when searched, then a clear INVALID_ARGUMENT and no result', async () => {
-    await expect(search.search({ query: '   ' })).rejects.toMatchObject({
+    await expect(search.search(UNRESTRICTED, { query: '   ' })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
-    await expect(search.search({ query: 'x', types: ['Request'] })).rejects.toThrow(
+    await expect(search.search(UNRESTRICTED, { query: 'x', types: ['Request'] })).rejects.toThrow(
       /unknown labels Request/,
     );
-    await expect(search.search({ query: 'x', limit: 0 })).rejects.toThrow(/limit must be/);
-    await expect(search.search({ query: 'x', moniker: 'v1' })).rejects.toThrow(/moniker/);
+    await expect(search.search(UNRESTRICTED, { query: 'x', limit: 0 })).rejects.toThrow(
+      /limit must be/,
+    );
+    await expect(search.search(UNRESTRICTED, { query: 'x', moniker: 'v1' })).rejects.toThrow(
+      /moniker/,
+    );
   });
 
   it('given code samples, when searched, then only compile-checked ones by default, with code, language and source', async () => {
-    const hits = await search.codeSampleSearch({ query: 'append to stream' });
+    const hits = await search.codeSampleSearch(UNRESTRICTED, { query: 'append to stream' });
     expect(hits.map((hit) => hit.uid)).toEqual(['sample.append']);
     expect(hits[0]).toMatchObject({
       uri: 'cogitave://code-sample/sample.append',
@@ -174,13 +187,16 @@ describe('search service over the catalog read model', () => {
       code: expect.stringContaining('expectedRevision') as string,
       source: { uid: 'arch.event-store', uri: 'cogitave://doc/arch.event-store' },
     });
-    const all = await search.codeSampleSearch({ query: 'append stream', includeUnchecked: true });
+    const all = await search.codeSampleSearch(UNRESTRICTED, {
+      query: 'append stream',
+      includeUnchecked: true,
+    });
     expect(all.map((hit) => hit.uid).sort()).toEqual([
       'sample.append',
       'sample.append-broken',
       'sample.shell',
     ]);
-    const bash = await search.codeSampleSearch({
+    const bash = await search.codeSampleSearch(UNRESTRICTED, {
       query: 'append',
       language: 'BASH',
       includeUnchecked: true,
@@ -204,7 +220,9 @@ describe('search service over the catalog read model', () => {
     await upsertNodes(bed.database, [node]);
     feed.publishLocal(changeNotice([node]));
     await search.settled();
-    expect((await search.search({ query: 'kafka telemetry' }))[0]?.uid).toBe('adr.0007');
+    expect((await search.search(UNRESTRICTED, { query: 'kafka telemetry' }))[0]?.uid).toBe(
+      'adr.0007',
+    );
     // Update: the old words no longer find it, the new ones do.
     await upsertNodes(bed.database, [
       { ...node, title: 'Use NATS for telemetry', summary: 'NATS', body: 'We decided on NATS.' },
@@ -212,7 +230,7 @@ describe('search service over the catalog read model', () => {
     feed.publishLocal(changeNotice([node]));
     await search.settled();
     const uids = async (query: string): Promise<string[]> =>
-      (await search.search({ query })).map((hit) => hit.uid);
+      (await search.search(UNRESTRICTED, { query })).map((hit) => hit.uid);
     expect(await uids('kafka')).not.toContain('adr.0007');
     expect((await uids('nats'))[0]).toBe('adr.0007');
     // Delete.
@@ -229,7 +247,9 @@ describe('search service over the catalog read model', () => {
     ]);
     feed.publishLocal({ ...changeNotice([]), truncated: true, collections: ['cogitave://skill/'] });
     await search.settled();
-    expect((await search.search({ query: 'replaying' }))[0]?.uid).toBe('skill.replay');
+    expect((await search.search(UNRESTRICTED, { query: 'replaying' }))[0]?.uid).toBe(
+      'skill.replay',
+    );
     await deleteNodes(bed.database, ['skill.replay']);
     feed.publishLocal(changeNotice([{ label: 'Skill', uid: 'skill.replay' }]));
     await search.settled();

@@ -43,20 +43,21 @@ describe('the query_graph tool', () => {
     expect(queryGraphTool.input.safeParse({ query: '' }).success).toBe(false);
   });
 
-  it('given a call, when handled, then the graph query service answers it', async () => {
+  it('given a call, when handled, then the graph query service answers it in the caller scope', async () => {
     const calls: unknown[] = [];
     const services = {
       graphQuery: {
-        run: (query: string, params: unknown) => {
-          calls.push([query, params]);
+        run: (scope: unknown, query: string, params: unknown) => {
+          calls.push([scope, query, params]);
           return Promise.resolve(RESULT);
         },
       },
     } as unknown as GatewayServices;
-    const context = { services } as unknown as ToolContext;
+    const scope = { types: ['unit'], products: ['core'] };
+    const context = { services, scope } as unknown as ToolContext;
     const result = await queryGraphTool.handler({ query: 'MATCH (u:Unit) RETURN u' }, context);
     expect(result).toEqual(RESULT);
-    expect(calls).toEqual([['MATCH (u:Unit) RETURN u', {}]]);
+    expect(calls).toEqual([[scope, 'MATCH (u:Unit) RETURN u', {}]]);
     expect(queryGraphTool.output.safeParse(result).success).toBe(true);
   });
 

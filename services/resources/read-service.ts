@@ -1,0 +1,103 @@
+import { readCatalogResource } from '../../projections/catalog/queries.js';
+import { readNetworkResource } from '../../projections/networks/queries.js';
+import { getRequest } from '../../projections/requests/queries.js';
+import { REQUEST_RESOURCE_TYPE, requestDocument } from '../../projections/requests/state.js';
+import {
+  collectionUri,
+  getResource,
+  listResources,
+  resourceContentHash,
+  type ListResourcesOptions,
+  type ResourceEntry,
+} from '../../projections/resources.js';
+import { mayReadType, type ReadScope } from '../access/grants.js';
+import { NODE_LABELS } from '../catalog/vocabulary.js';
+import type { Queryable } from '../database/queryable.js';
+
+export { collectionUri, type ResourceEntry };
+
+/**
+ * The MCP resources (`cogitave://{type}/{id}`) as a caller reads them: the resource index and
+ * each read model's documents. Every method takes the caller's scope (required); what it
+ * hides is absent: not listed, not completed, read as not found.
+ */
+
+/**
+ * Reads the JSON document of one resource from its projection, within the scope (a catalog
+ * node's edges to nodes outside it are left out). Undefined when there is no such resource
+ * or the scope hides it.
+ */
+export type ResourceReader = (db: Queryable, scope: ReadScope, id: string) => Promise<unknown>;
+
+/** Resource type → reader. Each read model plugs in with one entry. */
+export type ResourceReaders = ReadonlyMap<string, ResourceReader>;
+
+const readRequest: ResourceReader = async (db, scope, id) => {
+  const state = await getRequest(db, scope, id);
+  return state ? requestDocument(state) : undefined;
+};
+
+const readCatalog =
+  (type: string): ResourceReader =>
+  async (db, scope, id) =>
+    (await readCatalogResource(db, scope, type, id))?.document;
+
+const readNetwork: ResourceReader = async (db, scope, id) =>
+  mayReadType(scope, 'network') ? (await readNetworkResource(db, id))?.document : undefined;
+
+/** Every resource type served and the reader of its documents. A read model adds one line. */
+export const defaultResourceReaders = (): ResourceReaders =>
+  new Map<string, ResourceReader>([
+    [REQUEST_RESOURCE_TYPE, readRequest],
+    ...NODE_LABELS.filter((spec) => spec.source === 'catalog').map(
+      (spec): [string, ResourceReader] => [spec.resourceType, readCatalog(spec.resourceType)],
+    ),
+    ['network', readNetwork],
+  ]);
+
+export interface ResourceDocument {
+  readonly document: unknown;
+  /** sha256 of the canonical JSON of `document`: what is served, as the scope sees it. */
+  readonly contentHash: string;
+  readonly lastModified: string | null;
+}
+
+export interface ResourcesReadService {
+  /** Every resource type that has a reader. */
+  readonly types: readonly string[];
+  /** A page of the index in URI order, the scope's rows only. */
+  list(scope: ReadScope, options: ListResourcesOptions): Promise<ResourceEntry[]>;
+  /** The index row of a URI; undefined when absent or hidden. */
+  entry(scope: ReadScope, uri: string): Promise<ResourceEntry | undefined>;
+  /** The document of `cogitave://{type}/{id}`; undefined when absent or hidden. */
+  read(scope: ReadScope, type: string, id: string): Promise<ResourceDocument | undefined>;
+}
+
+export const createResourcesReadService = (deps: {
+  readonly db: Queryable;
+  readonly readers?: ResourceReaders;
+}): ResourcesReadService => {
+  const { db } = deps;
+  const readers = deps.readers ?? defaultResourceReaders();
+  return {
+    types: [...readers.keys()],
+    list: (scope, options) => listResources(db, scope, options),
+    entry: (scope, uri) => getResource(db, scope, uri),
+    read: async (scope, type, id) => {
+      const reader = readers.get(type);
+      if (!reader) return undefined;
+      const uri = `${collectionUri(type)}${encodeURIComponent(id)}`;
+      const [entry, document] = await Promise.all([
+        getResource(db, scope, uri),
+        reader(db, scope, id),
+      ]);
+      if (document === undefined) return undefined;
+      // The hash of what is served (not of the index row, which a concurrent commit may move on).
+      return {
+        document,
+        contentHash: resourceContentHash(document),
+        lastModified: entry?.lastModified ?? null,
+      };
+    },
+  };
+};
