@@ -2,9 +2,9 @@ import type { RecordedEvent } from '../../services/event-store/types.js';
 
 /**
  * One JSON object per line; revisions are strings because JSON has no 64-bit integers. The
- * stored content is left out (data and metadata are it, parsed): `events export` carries it.
+ * line carries the stored content too, so its hash chain can be checked from the output.
  */
-export const eventAsJsonLine = ({ content: _content, ...event }: RecordedEvent): string =>
+export const eventAsJsonLine = (event: RecordedEvent): string =>
   JSON.stringify({ ...event, revision: event.revision.toString() });
 
 /** A line a person can scan: where, when, what, who, then the data. */
