@@ -2,7 +2,10 @@
  * The event store port on EventStoreDB (gRPC client 6.x, server 22.6+; 23.10+ for onCaughtUp).
  * The server knows nothing of the hash chain, so the adapter reads the stream head, computes
  * the links and appends at that exact revision: a concurrent writer makes the append fail
- * rather than fork the chain.
+ * rather than fork the chain. While the node is unavailable (a restart, a dropped connection,
+ * a timeout) appends and reads are retried for a while; a retried append carries the same
+ * event ids and first looks for them, so an append whose answer was lost is found, not
+ * repeated.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -12,6 +15,7 @@ import {
   START,
   type AllStreamSubscription,
   type ReadPosition,
+  type ResolvedEvent,
 } from '@eventstore/db-client';
 import { CogitaveError, Unavailable } from '../../runtime/errors.js';
 import { redactUrl, type Logger } from '../../runtime/logger.js';
@@ -34,6 +38,12 @@ import type {
 } from '../types.js';
 import { validateAppend, validateReadAll, validateReadStream } from '../validation.js';
 import {
+  collectRead,
+  retryTransient,
+  type CancellableRead,
+  type RetryPolicy,
+} from './resilience.js';
+import {
   assertNoHashKeys,
   findReplay,
   fromClientEvent,
@@ -49,6 +59,13 @@ export interface EsdbEventStoreOptions {
   /** esdb://host:2113?tls=false (kurrentdb:// is accepted and read as esdb://). */
   readonly connectionString: string;
   readonly logger?: Logger;
+  /**
+   * How long an append or a read keeps retrying while EventStoreDB is unavailable (a node
+   * restart, a leader election, a dropped connection, a server timeout). Default 15 s.
+   */
+  readonly retryForMs?: number;
+  /** A read that receives nothing for this long is cancelled and retried. Default 10 s. */
+  readonly readIdleTimeoutMs?: number;
 }
 
 /** Same default as the Postgres adapter, so callers see one behaviour. */
@@ -64,6 +81,9 @@ const MAX_APPEND_BACKOFF_MS = 100;
 /** Newest events searched for a replayed batch when the caller gave no exact revision. */
 const REPLAY_WINDOW = 100;
 const MAX_RESUBSCRIBE_DELAY_MS = 10_000;
+const DEFAULT_RETRY_FOR_MS = 15_000;
+/** The client's own default deadline of a call; reads get none from it. */
+const DEFAULT_READ_IDLE_TIMEOUT_MS = 10_000;
 
 const connect = (connectionString: string): EventStoreDBClient => {
   try {
@@ -80,12 +100,6 @@ const connect = (connectionString: string): EventStoreDBClient => {
       { cause: error },
     );
   }
-};
-
-const collect = async <T>(source: AsyncIterable<T>): Promise<T[]> => {
-  const items: T[] = [];
-  for await (const item of source) items.push(item);
-  return items;
 };
 
 const matches = (expected: ExpectedRevision, actual: bigint | null): boolean =>
@@ -111,23 +125,68 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
   const { logger } = options;
   const subscriptions = createSubscriptionRegistry();
 
+  const policy: RetryPolicy = {
+    forMs: options.retryForMs ?? DEFAULT_RETRY_FOR_MS,
+    firstDelayMs: 100,
+    maxDelayMs: 2_000,
+  };
+  const idleMs = options.readIdleTimeoutMs ?? DEFAULT_READ_IDLE_TIMEOUT_MS;
+  // Aborted by close(): no retry outlives the store.
+  const closing = new AbortController();
+  const retrying = <T>(what: string, context: Record<string, unknown>, attempt: () => Promise<T>) =>
+    retryTransient(policy, attempt, {
+      signal: closing.signal,
+      onRetry: (error, n, delayMs) => {
+        logger?.warn(
+          { ...context, err: error, attempt: n, retryInMs: Math.round(delayMs) },
+          `esdb ${what} failed; retrying`,
+        );
+      },
+    });
+  const collect = <T>(read: CancellableRead<T>): Promise<T[]> => collectRead(read, idleMs);
+
+  /** One stream's events as the client returns them; empty when the stream does not exist. */
+  const readRaw = (streamId: string, read: ReadStreamOptions = {}): Promise<ResolvedEvent[]> => {
+    const direction = read.direction ?? 'forwards';
+    return retrying('read', { streamId }, async () => {
+      try {
+        return await collect(
+          client.readStream(streamId, {
+            direction,
+            fromRevision: read.fromRevision ?? (direction === 'forwards' ? START : END),
+            maxCount: read.maxCount ?? DEFAULT_READ_COUNT,
+          }),
+        );
+      } catch (error) {
+        if (isStreamNotFound(error)) return [];
+        throw toCogitaveError(error, { streamId });
+      }
+    });
+  };
+
   const readStream = async (
     streamId: string,
     read: ReadStreamOptions = {},
-  ): Promise<RecordedEvent[]> => {
-    const direction = read.direction ?? 'forwards';
-    try {
-      const resolved = await collect(
-        client.readStream(streamId, {
-          direction,
-          fromRevision: read.fromRevision ?? (direction === 'forwards' ? START : END),
-          maxCount: read.maxCount ?? DEFAULT_READ_COUNT,
-        }),
+  ): Promise<RecordedEvent[]> =>
+    (await readRaw(streamId, read)).flatMap((item) =>
+      item.event ? [fromClientEvent(item.event)] : [],
+    );
+
+  /**
+   * A stream that reads as absent may have been soft-deleted: EventStoreDB would take the next
+   * append as its continuation (revisions go on from the old ones), which a chain started
+   * afresh cannot follow. Its metadata stream tells: a soft delete sets `$tb` there
+   * (https://developers.eventstore.com/server/v23.10/streams.html#soft-delete-and-truncatebefore).
+   */
+  const refuseDeleted = async (streamId: string): Promise<void> => {
+    const [metadata] = await readRaw(`$$${streamId}`, { direction: 'backwards', maxCount: 1 });
+    const data = metadata?.event?.data;
+    if (data && typeof data === 'object' && '$tb' in data) {
+      throw new CogitaveError(
+        'FAILED_PRECONDITION',
+        `Stream "${streamId}" was deleted in EventStoreDB (its metadata truncates it); Cogitave does not reopen a deleted stream, whose hash chain would restart from nothing`,
+        { streamId },
       );
-      return resolved.flatMap((item) => (item.event ? [fromClientEvent(item.event)] : []));
-    } catch (error) {
-      if (isStreamNotFound(error)) return [];
-      throw toCogitaveError(error, { streamId });
     }
   };
 
@@ -137,6 +196,7 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
     events: readonly EventToAppend[],
     head: RecordedEvent | null,
   ): Promise<AppendResult> => {
+    if (!head) await refuseDeleted(streamId);
     let prevHash = head?.hash ?? null;
     let revision = head ? head.revision + 1n : 0n;
     const data = events.map((event) => {
@@ -182,10 +242,13 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
     throw new WrongExpectedVersion(streamId, expected, actual);
   };
 
-  const append: EventStore['append'] = async (streamId, events, appendOptions) => {
-    const normalised = validateAppend(streamId, events, appendOptions);
-    normalised.forEach(assertNoHashKeys);
-    const expected = appendOptions.expectedRevision;
+  /** One append at the head as read now, retried while concurrent writers win the race. */
+  const appendAtHead = async (
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+    onWrite: () => void,
+  ): Promise<AppendResult> => {
     const flexible = expected === 'any' || expected === 'stream_exists';
     for (let attempt = 1; ; attempt += 1) {
       // Without a revision, a replay (of an append whose acknowledgement was lost) can only be
@@ -193,20 +256,21 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
       const searchReplay = flexible && attempt === 1;
       const tail = await readStream(streamId, {
         direction: 'backwards',
-        maxCount: searchReplay ? normalised.length + REPLAY_WINDOW : 1,
+        maxCount: searchReplay ? events.length + REPLAY_WINDOW : 1,
       });
       const head = tail[0] ?? null;
       const actual = head?.revision ?? null;
       if (searchReplay) {
-        const replay = findReplay(tail, streamId, normalised);
+        const replay = findReplay(tail, streamId, events);
         if (replay) return resultOf(replay);
       }
       if (!matches(expected, actual)) {
         if (flexible) throw new WrongExpectedVersion(streamId, expected, actual);
-        return replayOrConflict(streamId, normalised, expected, actual);
+        return replayOrConflict(streamId, events, expected, actual);
       }
       try {
-        return await write(streamId, normalised, head);
+        onWrite();
+        return await write(streamId, events, head);
       } catch (error) {
         const mapped = toCogitaveError(error, { streamId, expected });
         if (!(mapped instanceof WrongExpectedVersion) || attempt >= MAX_APPEND_ATTEMPTS) {
@@ -218,6 +282,29 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
         logger?.debug({ streamId, attempt }, 'esdb append raced a concurrent writer; retrying');
         if (flexible) await sleep(Math.random() * Math.min(2 ** attempt, MAX_APPEND_BACKOFF_MS));
       }
+    }
+  };
+
+  const append: EventStore['append'] = async (streamId, events, appendOptions) => {
+    const normalised = validateAppend(streamId, events, appendOptions);
+    normalised.forEach(assertNoHashKeys);
+    const expected = appendOptions.expectedRevision;
+    // Once a write was sent, a failure leaves its outcome unknown: every retry (same ids)
+    // starts by looking for it.
+    const progress = { sent: false };
+    try {
+      return await retrying('append', { streamId }, () =>
+        appendAtHead(streamId, normalised, expected, () => {
+          progress.sent = true;
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof Unavailable) || !progress.sent) throw error;
+      throw new Unavailable(
+        `${error.message}; the append may have been written: retry it with the same event ids, which is safe (it is then found, not repeated)`,
+        { streamId },
+        { cause: error },
+      );
     }
   };
 
@@ -238,11 +325,10 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
         ? START
         : END;
     for (;;) {
-      const page = await collect(
-        client.readAll({ direction, fromPosition: cursor, maxCount: pageSize }),
-      ).catch((error: unknown) => {
-        throw toCogitaveError(error);
-      });
+      const from = cursor;
+      const page = await retrying('read of $all', {}, () =>
+        collect(client.readAll({ direction, fromPosition: from, maxCount: pageSize })),
+      );
       for (const { event } of page) {
         // The client's fromPosition is inclusive: the bound itself is skipped here.
         if (!event || !isBeyond(toPosition(event.position), bound, direction) || !accepts(event))
@@ -376,6 +462,7 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
     readAll,
     subscribeToAll,
     close: async () => {
+      closing.abort();
       await subscriptions.closeAll();
       await client.dispose();
     },

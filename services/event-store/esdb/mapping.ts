@@ -302,6 +302,15 @@ export const toCogitaveError = (error: unknown, context: ErrorContext = {}): Err
           details,
           cause,
         );
+      case ErrorType.STREAM_DELETED:
+        // A hard delete (tombstone) is for good: nothing will read or append to it again
+        // (https://developers.eventstore.com/server/v23.10/streams.html#hard-delete).
+        return new CogitaveError(
+          'FAILED_PRECONDITION',
+          `Stream "${context.streamId ?? ''}" was deleted in EventStoreDB (tombstoned): it can no longer be read or appended to`,
+          details,
+          cause,
+        );
       case ErrorType.MAXIMUM_APPEND_SIZE_EXCEEDED:
         return new InvalidArgument(
           `The append is larger than EventStoreDB accepts: ${converted.message}`,

@@ -7,6 +7,7 @@ import {
   AccessDeniedError,
   DeadlineExceededError,
   MaxAppendSizeExceededError,
+  StreamDeletedError,
   StreamNotFoundError,
   UnavailableError,
   WrongExpectedVersionError,
@@ -348,6 +349,14 @@ describe('esdb mapping: errors', () => {
       expected: 'any',
       actual: null,
     });
+  });
+
+  it('given a stream-deleted error (a tombstone), when mapped, then it is FAILED_PRECONDITION naming the stream', () => {
+    const mapped = toCogitaveError(StreamDeletedError.fromStreamName('task-1'), {
+      streamId: 'task-1',
+    });
+    expect(mapped).toMatchObject({ code: 'FAILED_PRECONDITION' });
+    expect(mapped.message).toContain('"task-1" was deleted in EventStoreDB');
   });
 
   it('given unavailability errors of the client, when mapped, then they are Unavailable', () => {
