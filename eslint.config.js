@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cogitave/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.cogitave/**', 'test/fixtures/docs-sites/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
