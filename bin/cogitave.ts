@@ -9,6 +9,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { proposalsCommand } from './commands/proposals.js';
 import { replayCommand } from './commands/replay.js';
 import { serveCommand } from './commands/serve.js';
+import { sourcesCommand } from './commands/sources.js';
 import { verifyCommand } from './commands/verify.js';
 
 // sysexits-style codes, so scripts can tell a usage error from an outage.
@@ -37,6 +38,7 @@ const program = new Command('cogitave')
   .addCommand(verifyCommand)
   .addCommand(replayCommand)
   .addCommand(ingestCommand)
+  .addCommand(sourcesCommand)
   .addCommand(proposalsCommand)
   .addCommand(configCommand);
 

@@ -1,63 +1,93 @@
 import { randomUUID } from 'node:crypto';
-import cliProgress from 'cli-progress';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ingestCorpus, type IngestReport } from '../../services/catalog/ingest.js';
+import { sourceNameProblem } from '../../services/catalog/sources.js';
 import { CATALOG_INGEST_ACTOR, describeIssues } from '../../services/catalog/start-up.js';
 import { InvalidArgument } from '../../services/runtime/errors.js';
+import { formatIngestReport, progressBar, retirePrompt } from './catalog-output.js';
 import { withApp } from './context.js';
 
 /**
- * `cogitave ingest <dir>`: validate a corpus folder as a whole, then append NodePublished /
- * NodeRevised / NodeRetired for what changed. Any error: nothing is appended.
+ * `cogitave ingest <dir>`: read a documentation folder as it is, check it as a whole, then
+ * publish new nodes, revise changed ones and retire the ones gone from it, all within the
+ * folder's source. Any error: nothing is appended.
  */
-const summary = (report: IngestReport): string =>
-  `${report.dryRun ? 'plan' : 'ingested'} ${report.nodes} nodes from ${report.files} files in ${report.seconds.toFixed(2)} s: ` +
-  `${report.published} published, ${report.revised} revised, ${report.retired} retired, ${report.unchanged} unchanged`;
-
-const progressBar = (): { update(done: number, total: number): void; stop(): void } => {
-  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: 'ingest {bar} {value}/{total} nodes', hideCursor: true },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
-  return {
-    update: (done, total) => {
-      if (total === 0) return;
-      if (!started) {
-        bar.start(total, done);
-        started = true;
-      } else bar.update(done);
-    },
-    stop: () => {
-      if (started) bar.stop();
-    },
-  };
+export const parseSourceName = (value: string): string => {
+  const problem = sourceNameProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 };
+
+const parseBaseUrl = (value: string): string => {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
+    return url.toString();
+  } catch {
+    throw new InvalidArgumentError(
+      'expected the site’s public URL, e.g. https://docs.example.com/',
+    );
+  }
+};
+
+export const commandActor = (): string =>
+  process.env.USER ? `cli:${process.env.USER}` : CATALOG_INGEST_ACTOR;
 
 export const ingestCommand = new Command('ingest')
   .description(
-    'Ingest a corpus folder (Markdown with YAML front matter, JSON learning-module units) into the knowledge graph: validates everything first (any error appends nothing), then publishes new nodes, revises changed ones and retires nodes no longer in the folder.',
+    'Ingest a documentation folder as it is (Markdown and MDX, front matter optional, Mintlify/Docusaurus/MkDocs/VitePress/DocFX conventions, JSON learning-module units) into the knowledge graph as one source: checks everything first (any error appends nothing), then publishes new pages, revises changed ones and retires the ones no longer in the folder — only within that source. Reports every skipped file and every problem with its fix.',
   )
-  .argument('<dir>', 'corpus folder')
-  .option('--dry-run', 'validate and print the plan; append nothing')
-  .option('--no-check-samples', 'skip the TypeScript compile check of code samples')
+  .argument('<dir>', 'documentation folder')
+  .option('--source <name>', 'source name (default: the folder’s name)', parseSourceName)
+  .option('--base-url <url>', 'public URL of the site, so links to it resolve', parseBaseUrl)
+  .option('--dry-run', 'check and print the plan; append nothing')
+  .addOption(
+    new Option(
+      '--check-samples <mode>',
+      'compile check of TypeScript/JavaScript samples: syntax (parse), types (type-check against this installation’s packages) or none',
+    )
+      .choices(['types', 'syntax', 'none'])
+      .default('syntax'),
+  )
+  .option(
+    '--no-check-samples',
+    'skip the compile check of code samples (same as --check-samples none)',
+  )
+  .option('--yes', 'do not ask before retiring pages')
   .option('--json', 'print the report as JSON')
   .action(
-    async (dir: string, flags: { dryRun?: boolean; checkSamples: boolean; json?: boolean }) => {
+    async (
+      dir: string,
+      flags: {
+        source?: string;
+        baseUrl?: string;
+        dryRun?: boolean;
+        checkSamples: string | boolean;
+        yes?: boolean;
+        json?: boolean;
+      },
+    ) => {
       await withApp(true, async ({ eventStore }) => {
-        const bar = flags.json ? { update: () => undefined, stop: () => undefined } : progressBar();
+        const bar = flags.json
+          ? { update: () => undefined, stop: () => undefined }
+          : progressBar('ingest');
+        const checkSamples =
+          flags.checkSamples === false || flags.checkSamples === 'none'
+            ? false
+            : flags.checkSamples === 'types'
+              ? 'types'
+              : 'syntax';
+        const confirmRetire = flags.json ? undefined : retirePrompt(flags.yes ?? false);
         let report: IngestReport;
         try {
           report = await ingestCorpus(eventStore, {
             dir,
+            ...(flags.source === undefined ? {} : { source: flags.source }),
+            ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
             dryRun: flags.dryRun ?? false,
-            checkSamples: flags.checkSamples,
-            meta: {
-              commandId: randomUUID(),
-              actor: process.env.USER ? `cli:${process.env.USER}` : CATALOG_INGEST_ACTOR,
-              at: new Date().toISOString(),
-            },
+            checkSamples,
+            ...(confirmRetire ? { confirmRetire } : {}),
+            meta: { commandId: randomUUID(), actor: commandActor(), at: new Date().toISOString() },
             onProgress: (done, total) => {
               bar.update(done, total);
             },
@@ -75,17 +105,7 @@ export const ingestCommand = new Command('ingest')
               );
             }
           }
-          for (const link of report.dangling) {
-            process.stdout.write(
-              `dangling: ${link.file}: ${link.uid} -[:${link.edgeType}]-> ${link.target} (no such node)\n`,
-            );
-          }
-          for (const sample of report.uncompiledSamples) {
-            process.stdout.write(
-              `sample does not compile: ${sample.uid}: ${sample.diagnostics.join(' | ')}\n`,
-            );
-          }
-          if (report.errors.length === 0) process.stdout.write(`${summary(report)}\n`);
+          process.stdout.write(formatIngestReport(report));
         }
         if (report.errors.length > 0) {
           throw new InvalidArgument(

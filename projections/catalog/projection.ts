@@ -6,6 +6,11 @@ import {
   nodeStreamId,
   parseNodeEvent,
 } from '../../services/catalog/events.js';
+import {
+  parseSourceEvent,
+  SOURCE_EVENT_TYPES,
+  SOURCE_STREAM_PREFIX,
+} from '../../services/catalog/sources.js';
 import { labelSpec } from '../../services/catalog/vocabulary.js';
 import type { Position, RecordedEvent } from '../../services/event-store/types.js';
 import {
@@ -46,9 +51,15 @@ interface NodeAfterBatch {
  * retired nodes and their resources deleted.
  */
 const apply = async (
-  events: readonly RecordedEvent[],
+  allEvents: readonly RecordedEvent[],
   tx: ProjectionTransaction,
 ): Promise<ResourceChanges> => {
+  await applySourceEvents(
+    allEvents.filter((event) => event.streamId.startsWith(SOURCE_STREAM_PREFIX)),
+    tx,
+  );
+  const events = allEvents.filter((event) => event.streamId.startsWith(NODE_STREAM_PREFIX));
+  if (events.length === 0) return { uris: [], collections: [] };
   const after = new Map<string, NodeAfterBatch>();
   for (const recorded of events) {
     const event = parseNodeEvent(recorded.type, recorded.data);
@@ -93,6 +104,10 @@ const apply = async (
       monikers: content.monikers,
       attributes: content.attributes,
       source_path: content.sourcePath,
+      source: content.source ?? null,
+      path: content.path ?? null,
+      page: content.page ?? null,
+      sections: content.sections ?? null,
       content_hash: contentHash,
       last_modified: at,
       revision: revision.toString(),
@@ -100,14 +115,18 @@ const apply = async (
     }));
     await tx.query(
       `INSERT INTO catalog_nodes (uid, label, title, summary, body, product, monikers, attributes,
-                                  source_path, content_hash, last_modified, revision, position)
+                                  source_path, source, path, page, sections, content_hash,
+                                  last_modified, revision, position)
        SELECT uid, label, title, summary, body, product, monikers, attributes,
-              source_path, content_hash, last_modified, revision, position
+              source_path, source, path, page, sections, content_hash,
+              last_modified, revision, position
          FROM jsonb_populate_recordset(NULL::catalog_nodes, $1::jsonb)
        ON CONFLICT (uid) DO UPDATE SET
          label = EXCLUDED.label, title = EXCLUDED.title, summary = EXCLUDED.summary,
          body = EXCLUDED.body, product = EXCLUDED.product, monikers = EXCLUDED.monikers,
          attributes = EXCLUDED.attributes, source_path = EXCLUDED.source_path,
+         source = EXCLUDED.source, path = EXCLUDED.path, page = EXCLUDED.page,
+         sections = EXCLUDED.sections,
          content_hash = EXCLUDED.content_hash, last_modified = EXCLUDED.last_modified,
          revision = EXCLUDED.revision, position = EXCLUDED.position`,
       [JSON.stringify(rows)],
@@ -119,12 +138,13 @@ const apply = async (
         target_uid: edge.target,
         ordinal: edge.ordinal,
         origin: edge.origin,
+        anchor: edge.anchor ?? null,
       })),
     );
     if (edges.length > 0) {
       await tx.query(
-        `INSERT INTO catalog_edges (source_uid, edge_type, target_uid, ordinal, origin)
-         SELECT source_uid, edge_type, target_uid, ordinal, origin
+        `INSERT INTO catalog_edges (source_uid, edge_type, target_uid, ordinal, origin, anchor)
+         SELECT source_uid, edge_type, target_uid, ordinal, origin, anchor
            FROM jsonb_populate_recordset(NULL::catalog_edges, $1::jsonb)
          ON CONFLICT (source_uid, edge_type, target_uid) DO NOTHING`,
         [JSON.stringify(edges)],
@@ -174,14 +194,58 @@ const apply = async (
   };
 };
 
-/** The catalog read model: `catalog_nodes`, `catalog_edges` and the nodes' resources. */
+/** One row per live source: its last ingest's record; a removal deletes it. */
+const applySourceEvents = async (
+  events: readonly RecordedEvent[],
+  tx: ProjectionTransaction,
+): Promise<void> => {
+  for (const recorded of events) {
+    const event = parseSourceEvent(recorded.type, recorded.data);
+    if (event.type === 'SourceRemoved') {
+      await tx.query('DELETE FROM catalog_sources WHERE name = $1', [event.data.source]);
+      continue;
+    }
+    const d = event.data;
+    await tx.query(
+      `INSERT INTO catalog_sources (name, root, generator, base_url, versions, latest, nodes, pages,
+                                    last_ingested_at, position)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (name) DO UPDATE SET
+         root = EXCLUDED.root, generator = EXCLUDED.generator, base_url = EXCLUDED.base_url,
+         versions = EXCLUDED.versions, latest = EXCLUDED.latest, nodes = EXCLUDED.nodes,
+         pages = EXCLUDED.pages, last_ingested_at = EXCLUDED.last_ingested_at,
+         position = EXCLUDED.position`,
+      [
+        d.source,
+        d.root,
+        d.generator,
+        d.baseUrl,
+        d.versions,
+        d.latest,
+        d.nodes,
+        d.pages,
+        recorded.metadata.at,
+        recorded.position,
+      ],
+    );
+  }
+};
+
+/**
+ * The catalog read model: `catalog_nodes`, `catalog_edges`, `catalog_sources` and the nodes'
+ * resources.
+ */
 export const catalogProjection: Projection = {
   name: CATALOG_PROJECTION,
-  filter: { streamPrefixes: [NODE_STREAM_PREFIX], eventTypes: NODE_EVENT_TYPES },
+  filter: {
+    streamPrefixes: [NODE_STREAM_PREFIX, SOURCE_STREAM_PREFIX],
+    eventTypes: [...NODE_EVENT_TYPES, ...SOURCE_EVENT_TYPES],
+  },
   migrations: catalogMigrations,
   tables: [
     { name: 'catalog_nodes', orderBy: ['uid'] },
     { name: 'catalog_edges', orderBy: ['source_uid', 'edge_type', 'target_uid'] },
+    { name: 'catalog_sources', orderBy: ['name'] },
     resourcesTable(CATALOG_PROJECTION),
   ],
   apply,

@@ -1,4 +1,4 @@
-import type { NodeContent, NodeEdge } from '../../services/catalog/content.js';
+import type { NodeContent, NodeEdge, NodeSection } from '../../services/catalog/content.js';
 import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../../services/catalog/content.js';
 import { scopeSqlValues, type ReadScope } from '../../services/access/grants.js';
 import { labelForResourceType, labelsInScope } from '../../services/catalog/vocabulary.js';
@@ -34,6 +34,7 @@ export interface CatalogEdgeRow {
   readonly target: string;
   readonly ordinal: number;
   readonly origin: EdgeOrigin;
+  readonly anchor?: string;
 }
 
 interface NodeRow {
@@ -46,6 +47,10 @@ interface NodeRow {
   monikers: string[];
   attributes: Record<string, unknown>;
   source_path: string | null;
+  source: string | null;
+  path: string | null;
+  page: string | null;
+  sections: NodeSection[] | null;
   content_hash: string;
   last_modified: Date;
   revision: string;
@@ -57,6 +62,7 @@ interface EdgeRow {
   target_uid: string;
   ordinal: number;
   origin: string;
+  anchor: string | null;
 }
 
 const toEdge = (row: EdgeRow): CatalogEdgeRow => ({
@@ -67,9 +73,10 @@ const toEdge = (row: EdgeRow): CatalogEdgeRow => ({
   origin: (EDGE_ORIGINS as readonly string[]).includes(row.origin)
     ? (row.origin as EdgeOrigin)
     : 'frontMatter',
+  ...(row.anchor === null ? {} : { anchor: row.anchor }),
 });
 
-const EDGE_COLUMNS = 'source_uid, edge_type, target_uid, ordinal, origin';
+const EDGE_COLUMNS = 'source_uid, edge_type, target_uid, ordinal, origin, anchor';
 
 /** The scope's bind values: catalog labels it may read and products (null: any). */
 const scopeValues = (scope: ReadScope): [string[] | null, string[] | null] => [
@@ -88,7 +95,7 @@ export const getCatalogNode = async (
 ): Promise<CatalogNode | undefined> => {
   const result = await db.query<NodeRow>(
     `SELECT uid, label, title, summary, body, product, monikers, attributes, source_path,
-            content_hash, last_modified, revision
+            source, path, page, sections, content_hash, last_modified, revision
        FROM read_model.catalog_nodes n WHERE uid = $1 AND ${nodeInScope('n', 2, 3)}`,
     [uid, ...scopeValues(scope)],
   );
@@ -115,9 +122,19 @@ export const getCatalogNode = async (
     attributes: row.attributes,
     edges: edges.rows
       .map(toEdge)
-      .map(({ type, target, ordinal, origin }): NodeEdge => ({ type, target, ordinal, origin }))
+      .map(({ type, target, ordinal, origin, anchor }): NodeEdge => ({
+        type,
+        target,
+        ordinal,
+        origin,
+        ...(anchor === undefined ? {} : { anchor }),
+      }))
       .sort(compareEdges),
     sourcePath: row.source_path,
+    ...(row.source === null ? {} : { source: row.source }),
+    ...(row.path === null ? {} : { path: row.path }),
+    ...(row.page === null ? {} : { page: row.page }),
+    ...(row.sections === null ? {} : { sections: row.sections }),
   };
   return {
     content,
@@ -159,7 +176,7 @@ export const getEdges = async (
   if (query.uids.length === 0) return [];
   const column = query.direction === 'out' ? 'e.source_uid' : 'e.target_uid';
   const result = await db.query<EdgeRow>(
-    `SELECT e.source_uid, e.edge_type, e.target_uid, e.ordinal, e.origin
+    `SELECT e.source_uid, e.edge_type, e.target_uid, e.ordinal, e.origin, e.anchor
        FROM read_model.catalog_edges e
        JOIN read_model.catalog_nodes s ON s.uid = e.source_uid
        JOIN read_model.catalog_nodes t ON t.uid = e.target_uid

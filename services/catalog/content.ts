@@ -16,6 +16,18 @@ export interface NodeEdge {
   /** Order among the source's edges of one type (or the position inside the target). */
   readonly ordinal: number;
   readonly origin: EdgeOrigin;
+  /** The target's section a link points at (`#anchor`), when it names one. */
+  readonly anchor?: string;
+}
+
+/** A heading of a page: where its section starts in the body. */
+export interface NodeSection {
+  readonly anchor: string;
+  readonly heading: string;
+  /** 1–6. */
+  readonly level: number;
+  /** Character offset of the heading line in the body. */
+  readonly offset: number;
 }
 
 export interface NodeContent {
@@ -32,6 +44,17 @@ export interface NodeContent {
   readonly edges: readonly NodeEdge[];
   /** Path of the corpus file, relative to the corpus root, with `/` separators. */
   readonly sourcePath: string | null;
+  /**
+   * The named source (one ingested folder) the node belongs to; only an ingest of that source
+   * revises or retires it. Absent on nodes published before sources existed.
+   */
+  readonly source?: string;
+  /** Site path of the page (`/specification/2025-11-25/client/sampling`). */
+  readonly path?: string;
+  /** The page across versions: its site path without the version folder. */
+  readonly page?: string;
+  /** The page's headings, in order (absent for nodes without a Markdown body). */
+  readonly sections?: readonly NodeSection[];
 }
 
 export const nodeEdgeSchema = z.object({
@@ -39,6 +62,14 @@ export const nodeEdgeSchema = z.object({
   target: z.string(),
   ordinal: z.number().int(),
   origin: z.enum(EDGE_ORIGINS),
+  anchor: z.string().optional(),
+});
+
+export const nodeSectionSchema = z.object({
+  anchor: z.string(),
+  heading: z.string(),
+  level: z.number().int(),
+  offset: z.number().int(),
 });
 
 export const nodeContentSchema = z.object({
@@ -52,6 +83,10 @@ export const nodeContentSchema = z.object({
   attributes: z.record(z.string(), z.unknown()),
   edges: z.array(nodeEdgeSchema),
   sourcePath: z.string().nullable(),
+  source: z.string().optional(),
+  path: z.string().optional(),
+  page: z.string().optional(),
+  sections: z.array(nodeSectionSchema).optional(),
 });
 
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -59,23 +94,34 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 export const compareEdges = (a: NodeEdge, b: NodeEdge): number =>
   byCodePoint(a.type, b.type) || a.ordinal - b.ordinal || byCodePoint(a.target, b.target);
 
-/** The one normal form: sorted, de-duplicated monikers and edges; no undefined attributes. */
-export const normalizeContent = (content: NodeContent): NodeContent => ({
-  uid: content.uid,
-  label: content.label,
-  title: content.title,
-  summary: content.summary,
-  body: content.body,
-  product: content.product,
-  monikers: [...new Set(content.monikers)].sort(byCodePoint),
-  attributes: Object.fromEntries(
-    Object.entries(content.attributes)
-      .filter(([, value]) => value !== undefined)
-      .sort(([a], [b]) => byCodePoint(a, b)),
-  ),
-  edges: [...content.edges].sort(compareEdges),
-  sourcePath: content.sourcePath,
-});
+const withoutUndefined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+
+/**
+ * The one normal form: sorted, de-duplicated monikers and edges; no undefined attributes; the
+ * optional fields present only when set (so content from before they existed hashes as it did).
+ */
+export const normalizeContent = (content: NodeContent): NodeContent =>
+  withoutUndefined({
+    uid: content.uid,
+    label: content.label,
+    title: content.title,
+    summary: content.summary,
+    body: content.body,
+    product: content.product,
+    monikers: [...new Set(content.monikers)].sort(byCodePoint),
+    attributes: Object.fromEntries(
+      Object.entries(content.attributes)
+        .filter(([, value]) => value !== undefined)
+        .sort(([a], [b]) => byCodePoint(a, b)),
+    ),
+    edges: [...content.edges].sort(compareEdges).map((edge) => withoutUndefined({ ...edge })),
+    sourcePath: content.sourcePath,
+    source: content.source,
+    path: content.path,
+    page: content.page,
+    sections: content.sections?.map((section) => ({ ...section })),
+  });
 
 /** sha256 (hex) of the canonical JSON (RFC 8785): the same formula as the resource index's. */
 export const nodeContentHash = (content: NodeContent): string =>

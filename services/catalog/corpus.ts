@@ -1,495 +1,243 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import type { NodeContent, NodeEdge } from './content.js';
 import { normalizeContent } from './content.js';
-import { extractLinks, scanBody, splitFrontMatter, type CodeBlock } from './markdown.js';
-import { checkSamples, CHECKED_LANGUAGES, type SampleCheck } from './samples.js';
+import { extractSamples } from './code-samples.js';
 import {
-  DEFAULT_MONIKER,
-  edgeSpec,
-  MONIKER_PATTERN,
-  NODE_LABELS,
-  UID_PATTERN,
-  type AttributeSpec,
-  type LabelSpec,
-} from './vocabulary.js';
+  withArticle,
+  type Collected,
+  type CorpusIssue,
+  type DanglingLink,
+  type SkippedFile,
+} from './issues.js';
+import { createLinkResolver, type LinkResolver } from './links.js';
+import { buildNode, readDraft, type BuiltNode, type Draft } from './page-node.js';
+import { checkSamples, CHECKED_LANGUAGES, type CheckMode, type SampleCheck } from './samples.js';
+import { compareMonikers, detectSite, latestVersions, locatePages, type Site } from './site.js';
+import { edgeSpec } from './vocabulary.js';
+
+export type { CorpusIssue, DanglingLink, SkippedFile } from './issues.js';
+export { uidFromPath } from './page-node.js';
 
 /**
- * Reads a corpus folder into node contents, validating everything against the closed
- * vocabulary before anything is written: Markdown files with YAML front matter and JSON files
- * in the shape of a learning-module unit. Every problem is collected (file, field, reason), so
- * one run reports them all.
+ * Reads a documentation folder as it is into node contents: Markdown and MDX pages (front
+ * matter optional) in the conventions of the common generators, and JSON learning-module
+ * units. Inference fills what a page does not say (uid from the path, title from the first
+ * heading, summary from `description` or the first paragraph, label from the folder) and maps
+ * into the closed vocabulary. Everything that was skipped and every problem is collected, each
+ * with its fix, so one run reports them all: errors (what the folder declares against the
+ * vocabulary) stop the ingest; warnings (links that go nowhere, includes outside the folder)
+ * do not.
  */
-export interface CorpusIssue {
-  /** Relative to the corpus root. */
-  readonly file: string;
-  readonly field: string;
-  readonly reason: string;
-}
-
-export interface DanglingLink {
-  readonly file: string;
-  readonly uid: string;
-  readonly target: string;
-  readonly edgeType: string;
-}
-
 export interface LoadedCorpus {
   readonly root: string;
+  readonly source: string;
+  readonly generator: Site['generator'];
+  /** Files looked at (pages, units, configuration, assets). */
   readonly files: number;
   /** Sorted by uid. */
   readonly nodes: readonly NodeContent[];
   readonly errors: readonly CorpusIssue[];
+  readonly warnings: readonly CorpusIssue[];
   readonly dangling: readonly DanglingLink[];
+  readonly skipped: readonly SkippedFile[];
+  /** Configuration files: read for navigation and versions, or named as not read. */
+  readonly configuration: readonly { file: string; read: boolean; reason: string; fix?: string }[];
+  /** Versions found, newest first, and the newest released one of each version group. */
+  readonly versions: readonly string[];
+  readonly latest: readonly string[];
+  readonly baseUrl: string | undefined;
 }
 
 export interface LoadCorpusOptions {
-  /** Skip the compile check (samples then carry no `compiled`). */
-  readonly checkSamples?: boolean;
+  /** The source the nodes belong to (see sources.ts); path-derived uids start with it. */
+  readonly source?: string;
+  /** Public URL of the site (links to it resolve as site paths); else the site's own. */
+  readonly baseUrl?: string;
+  /**
+   * `types`: a TypeScript type check against this project's packages (the shipped corpus);
+   * `syntax`: parse only (the default: fragments of other projects import what is not here);
+   * false: none.
+   */
+  readonly checkSamples?: CheckMode | false;
   /** A known check result for a sample with this uid and code (e.g. the stored one). */
   readonly knownCheck?: (uid: string, language: string, code: string) => SampleCheck | undefined;
 }
-
-/** Front-matter keys that are edges; `xref` and `exampleOf` are derived, never declared. */
-const DECLARED_EDGES = [
-  'partOf',
-  'dependsOn',
-  'prerequisiteOf',
-  'supersedes',
-  'relatedTo',
-  'teaches',
-];
-const NODE_FIELDS = new Set(['uid', 'label', 'kind', 'title', 'summary', 'product', 'monikers']);
-/** Learning-module unit fields that carry no catalog meaning (kept for compatibility). */
-const UNIT_EXTRA_FIELDS = new Set([
-  'type',
-  'products',
-  'roles',
-  'levels',
-  'subjects',
-  'quiz',
-  'source',
-]);
-
-const normalizeKind = (kind: string): string => kind.toLowerCase().replace(/[-_\s]/g, '');
-const KIND_ALIASES: Readonly<Record<string, string>> = {
-  moduleunit: 'Unit',
-  learningmodule: 'Module',
-  path: 'LearningPath',
-  decision: 'ADR',
-  sample: 'CodeSample',
-};
-
-/** Catalog labels by any of their names (label, resource type, aliases), case-insensitive. */
-export const labelForKind = (kind: string): LabelSpec | undefined => {
-  const key = normalizeKind(kind);
-  const alias = KIND_ALIASES[key];
-  return NODE_LABELS.find(
-    (spec) =>
-      spec.source === 'catalog' &&
-      (normalizeKind(spec.label) === key ||
-        normalizeKind(spec.resourceType) === key ||
-        spec.label === alias),
-  );
-};
-
-interface Draft {
-  readonly file: string;
-  readonly fields: Record<string, unknown>;
-  readonly body: string;
-  /** Lines before the body in the file (front matter), so reports name file lines. */
-  readonly bodyOffset: number;
-}
-
-interface BuiltNode {
-  readonly file: string;
-  readonly bodyOffset: number;
-  readonly content: NodeContent;
-  readonly blocks: readonly CodeBlock[];
-  readonly links: readonly string[];
-}
+const PAGE_FILE = /\.(md|mdx|markdown)$/i;
+const ASSET_FILE =
+  /\.(png|jpe?g|gif|svg|webp|avif|ico|bmp|mp3|mp4|webm|mov|pdf|woff2?|ttf|otf|eot|zip|gz|excalidraw)$/i;
+const SKIPPED_FOLDERS = new Set(['node_modules', '.git', 'dist', '.docusaurus', '.cache']);
+const toPosix = (path: string): string => path.split(sep).join('/');
 
 const listFiles = async (root: string, dir: string = root): Promise<string[]> => {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (entry.name.startsWith('.')) continue;
+    if (SKIPPED_FOLDERS.has(entry.name)) continue;
+    // Hidden folders hold tooling, except the generators' own configuration.
+    if (entry.name.startsWith('.') && entry.name !== '.vitepress') continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await listFiles(root, path)));
-    else if (/\.(md|json)$/.test(entry.name)) files.push(path);
+    if (entry.isDirectory()) {
+      if (entry.name === 'theme' && toPosix(relative(root, dir)) === '.vitepress') continue;
+      files.push(...(await listFiles(root, path)));
+    } else if (entry.isFile()) files.push(toPosix(relative(root, path)));
   }
   return files;
 };
 
-/** `a Doc`, `an ADR`, `an Article`. */
-const withArticle = (label: string): string => `${/^[AEIO]/.test(label) ? 'an' : 'a'} ${label}`;
-
-const toPosix = (path: string): string => path.split(sep).join('/');
-
-const checkAttribute = (spec: AttributeSpec, value: unknown): string | undefined => {
-  switch (spec.type) {
-    case 'string':
-      return typeof value === 'string' && value.trim() !== ''
-        ? undefined
-        : 'must be a non-empty string';
-    case 'integer':
-      return Number.isInteger(value) && (value as number) >= 0
-        ? undefined
-        : 'must be a whole number, 0 or more';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? undefined : 'must be a number';
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : 'must be true or false';
-    case 'string[]':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string')
-        ? undefined
-        : 'must be a list of strings';
-  }
-};
-
-/** YAML reads `2026-01-05` as a Date: the catalog keeps dates as the text that was written. */
-const plain = (value: unknown): unknown =>
-  value instanceof Date ? value.toISOString().slice(0, 10) : value;
-
-const edgeTargets = (value: unknown): { target: string; ordinal?: number }[] | string => {
-  const items: unknown[] = Array.isArray(value) ? (value as unknown[]) : [value];
-  const out: { target: string; ordinal?: number }[] = [];
-  for (const item of items) {
-    if (typeof item === 'string' && item.trim() !== '') {
-      out.push({
-        target: item
-          .trim()
-          .replace(/^@/, '')
-          .replace(/^xref:/, ''),
-      });
-    } else if (typeof item === 'object' && item !== null) {
-      const entry = item as { uid?: unknown; ordinal?: unknown };
-      if (typeof entry.uid !== 'string') return 'each {uid, ordinal} entry needs a uid';
-      const ordinal = entry.ordinal;
-      if (ordinal !== undefined && !Number.isInteger(ordinal))
-        return 'ordinal must be a whole number';
-      out.push(
-        ordinal === undefined
-          ? { target: entry.uid }
-          : { target: entry.uid, ordinal: ordinal as number },
-      );
-    } else {
-      return 'must be a uid, a list of uids, or {uid, ordinal} entries';
-    }
-  }
-  return out;
-};
-
-const buildNode = (draft: Draft, issues: CorpusIssue[]): BuiltNode | undefined => {
-  const { file, fields } = draft;
-  const problem = (field: string, reason: string): void => {
-    issues.push({ file, field, reason });
-  };
-  const before = issues.length;
-  const uid = fields.uid;
-  if (typeof uid !== 'string' || !UID_PATTERN.test(uid)) {
-    problem('uid', `must match ${UID_PATTERN.source} (got ${JSON.stringify(uid)})`);
-  }
-  const kind = fields.label ?? fields.kind;
-  const spec = typeof kind === 'string' ? labelForKind(kind) : undefined;
-  if (!spec) {
-    problem(
-      fields.label !== undefined ? 'label' : 'kind',
-      `must be one of ${NODE_LABELS.filter((s) => s.source === 'catalog')
-        .map((s) => s.label)
-        .join(', ')} (got ${JSON.stringify(kind)})`,
-    );
-    return undefined;
-  }
-  if (spec.label === 'CodeSample') {
-    problem('label', 'CodeSample nodes are extracted from code blocks, not written as files');
-  }
-  const title = fields.title;
-  if (typeof title !== 'string' || title.trim() === '')
-    problem('title', 'must be a non-empty string');
-  const summary = fields.summary ?? '';
-  if (typeof summary !== 'string') problem('summary', 'must be a string');
-  const product: unknown =
-    fields.product ??
-    (Array.isArray(fields.products) ? (fields.products as unknown[])[0] : undefined);
-  if (product !== undefined && (typeof product !== 'string' || product.trim() === '')) {
-    problem('product', 'must be a non-empty string');
-  }
-  const monikersRaw = fields.monikers ?? [DEFAULT_MONIKER];
-  const monikers = Array.isArray(monikersRaw) ? monikersRaw.map(plain) : [plain(monikersRaw)];
-  const badMoniker = monikers.find((m) => typeof m !== 'string' || !MONIKER_PATTERN.test(m));
-  if (badMoniker !== undefined || monikers.length === 0) {
-    problem(
-      'monikers',
-      `each must match ${MONIKER_PATTERN.source} (got ${JSON.stringify(badMoniker ?? monikersRaw)})`,
-    );
-  }
-
-  const attributes: Record<string, unknown> = {};
-  const known = [...spec.required, ...spec.optional];
-  for (const attribute of known) {
-    const value = plain(fields[attribute.name]);
-    if (value === undefined || value === null) {
-      if (spec.required.includes(attribute))
-        problem(
-          attribute.name,
-          `is required for ${withArticle(spec.label)} (${attribute.description})`,
-        );
+/** Text links, `<xref:…>` and `@mentions` that name a node become `xref` edges. */
+const linkEdges = (node: BuiltNode, resolver: LinkResolver, collected: Collected): NodeEdge[] => {
+  const { draft, content } = node;
+  const declared = new Set(content.edges.map((edge) => edge.target));
+  const targets = new Map<string, string | undefined>();
+  for (const link of draft.parsed.links) {
+    if (link.mention) {
+      const name = link.href.slice(1);
+      if (resolver.hasUid(name) && name !== content.uid && !targets.has(name))
+        targets.set(name, undefined);
       continue;
     }
-    const reason = checkAttribute(attribute, value);
-    if (reason) problem(attribute.name, reason);
-    else attributes[attribute.name] = value;
-  }
-  if (
-    spec.label === 'ADR' &&
-    typeof attributes.status === 'string' &&
-    !['proposed', 'accepted', 'deprecated', 'superseded'].includes(attributes.status)
-  ) {
-    problem(
-      'status',
-      `must be proposed, accepted, deprecated or superseded (got "${attributes.status}")`,
-    );
-  }
-  if (
-    spec.label === 'ADR' &&
-    typeof attributes.date === 'string' &&
-    !/^\d{4}-\d{2}-\d{2}$/.test(attributes.date)
-  ) {
-    problem('date', `must be YYYY-MM-DD (got "${attributes.date}")`);
-  }
-
-  const edges: NodeEdge[] = [];
-  for (const type of DECLARED_EDGES) {
-    if (fields[type] === undefined || fields[type] === null) continue;
-    const targets = edgeTargets(fields[type]);
-    if (typeof targets === 'string') {
-      problem(type, targets);
-      continue;
-    }
-    targets.forEach(({ target, ordinal }, index) => {
-      if (!UID_PATTERN.test(target)) problem(type, `"${target}" is not a valid uid`);
-      else if (edges.some((edge) => edge.type === type && edge.target === target)) {
-        problem(type, `"${target}" is listed twice`);
-      } else edges.push({ type, target, ordinal: ordinal ?? index, origin: 'frontMatter' });
-    });
-  }
-  for (const key of Object.keys(fields)) {
-    if (NODE_FIELDS.has(key) || DECLARED_EDGES.includes(key) || known.some((a) => a.name === key))
-      continue;
-    if (file.endsWith('.json') && UNIT_EXTRA_FIELDS.has(key)) continue;
-    const owner = NODE_LABELS.find((s) =>
-      [...s.required, ...s.optional].some((a) => a.name === key),
-    );
-    problem(
-      key,
-      owner
-        ? `is an attribute of ${owner.label}, not of ${spec.label}; ${spec.label} allows ${known.map((a) => a.name).join(', ') || 'no attributes'}`
-        : edgeSpec(key)
-          ? `"${key}" edges are derived from the text, not declared`
-          : `unknown field; allowed: ${[...NODE_FIELDS, ...DECLARED_EDGES, ...known.map((a) => a.name)].join(', ')}`,
-    );
-  }
-  if (issues.length > before || typeof uid !== 'string') return undefined;
-
-  const { blocks, prose } = scanBody(draft.body);
-  return {
-    file,
-    bodyOffset: draft.bodyOffset,
-    blocks,
-    links: extractLinks(prose).map((link) => link.uid),
-    content: {
-      uid,
-      label: spec.label,
-      title: (title as string).trim(),
-      summary: (summary as string).trim(),
-      body: draft.body,
-      product: typeof product === 'string' ? product.trim() : null,
-      monikers: monikers as string[],
-      attributes,
-      edges,
-      sourcePath: file,
-    },
-  };
-};
-
-const readDraft = async (
-  root: string,
-  path: string,
-  issues: CorpusIssue[],
-): Promise<Draft | undefined> => {
-  const file = toPosix(relative(root, path));
-  const text = await readFile(path, 'utf8');
-  if (path.endsWith('.json')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      issues.push({ file, field: '(file)', reason: `not valid JSON: ${(error as Error).message}` });
-      return undefined;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      issues.push({
-        file,
-        field: '(file)',
-        reason: 'must hold a JSON object (a learning-module unit)',
+    const resolved = resolver.resolve(link.href, { file: draft.file, path: content.path });
+    const line = link.line + draft.bodyOffset;
+    if (resolved.kind === 'node') {
+      if (resolved.uid !== content.uid && !targets.has(resolved.uid))
+        targets.set(resolved.uid, resolved.anchor);
+      if (resolved.anchor !== undefined && !resolver.hasAnchor(resolved.uid, resolved.anchor)) {
+        collected.warnings.push({
+          file: draft.file,
+          field: `link (line ${line})`,
+          reason: `${link.href}: ${resolved.uid} has no section #${resolved.anchor}`,
+          fix: 'link to one of its headings’ anchors, or drop the #part',
+          line,
+        });
+      }
+    } else if (resolved.kind === 'missing') {
+      const key = `${draft.file}\n${resolved.target}`;
+      if (!collected.danglingKeys.has(key)) {
+        collected.danglingKeys.add(key);
+        collected.dangling.push({
+          file: draft.file,
+          uid: content.uid,
+          target: resolved.target,
+          edgeType: 'xref',
+        });
+      }
+      collected.warnings.push({
+        file: draft.file,
+        field: `link (line ${line})`,
+        reason: `${link.href}: no page ${resolved.target} in this folder; the link is not an edge`,
+        fix: resolved.fix,
+        line,
       });
-      return undefined;
     }
-    const fields = parsed as Record<string, unknown>;
-    const source = fields.source ?? '';
-    if (typeof source !== 'string') {
-      issues.push({ file, field: 'source', reason: 'must be Markdown text' });
-      return undefined;
-    }
-    return { file, fields, body: source, bodyOffset: 0 };
   }
-  try {
-    const front = splitFrontMatter(text);
-    if (!front) {
-      issues.push({
-        file,
-        field: '(front matter)',
-        reason: 'missing: start the file with --- YAML front matter --- (uid, label, title, ...)',
-      });
-      return undefined;
-    }
-    return {
-      file,
-      fields: front.data,
-      body: front.body,
-      bodyOffset: text.slice(0, text.length - front.body.length).split('\n').length - 1,
-    };
-  } catch (error) {
-    issues.push({
-      file,
-      field: '(front matter)',
-      reason: `not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`,
-    });
-    return undefined;
-  }
-};
-
-const parseRange = (range: string | undefined, code: string): string | undefined => {
-  if (range === undefined) return code;
-  const match = /^(\d+)(?:-(\d+))?$/.exec(range);
-  if (!match) return undefined;
-  const lines = code.split('\n');
-  const start = Number(match[1]);
-  const end = match[2] === undefined ? start : Number(match[2]);
-  return start >= 1 && end >= start && end <= lines.length
-    ? lines.slice(start - 1, end).join('\n')
-    : undefined;
-};
-
-const extractSamples = async (
-  root: string,
-  node: BuiltNode,
-  issues: CorpusIssue[],
-): Promise<NodeContent[]> => {
-  const samples: NodeContent[] = [];
-  for (const block of node.blocks) {
-    let code = block.code;
-    let sourcePath = node.file;
-    const field = `code block ${block.ordinal} (line ${block.line + node.bodyOffset})`;
-    if (block.kind === 'directive') {
-      const source = block.attributes.source;
-      if (!source) {
-        issues.push({ file: node.file, field, reason: ':::code needs source="path"' });
-        continue;
-      }
-      if (!block.language) {
-        issues.push({ file: node.file, field, reason: ':::code needs language="..."' });
-        continue;
-      }
-      const path = source.startsWith('~/')
-        ? resolve(root, source.slice(2))
-        : resolve(dirname(join(root, node.file)), source);
-      if (relative(root, path).startsWith('..')) {
-        issues.push({
-          file: node.file,
-          field,
-          reason: `source "${source}" is outside the corpus folder`,
-        });
-        continue;
-      }
-      try {
-        code = await readFile(path, 'utf8');
-      } catch {
-        issues.push({
-          file: node.file,
-          field,
-          reason: `source "${source}" not found (looked at ${toPosix(relative(root, path))})`,
-        });
-        continue;
-      }
-      const ranged = parseRange(block.attributes.range, code);
-      if (ranged === undefined) {
-        issues.push({
-          file: node.file,
-          field,
-          reason: `range "${block.attributes.range ?? ''}" is not N or N-M within the file`,
-        });
-        continue;
-      }
-      code = ranged;
-      sourcePath = toPosix(relative(root, path));
-    }
-    const { content } = node;
-    samples.push({
-      uid: `${content.uid}.sample-${block.ordinal}`,
-      label: 'CodeSample',
-      title:
-        block.attributes.title ?? `${content.title}: sample ${block.ordinal} (${block.language})`,
-      summary: `${block.language} sample ${block.ordinal} from "${content.title}".`,
-      body: code.replace(/\s+$/, '') + '\n',
-      product: content.product,
-      monikers: content.monikers,
-      attributes: { language: block.language, sourceUid: content.uid },
-      edges: [{ type: 'exampleOf', target: content.uid, ordinal: 0, origin: 'text' }],
-      sourcePath,
-    });
-  }
-  return samples;
+  return [...targets]
+    .filter(([target]) => !declared.has(target))
+    .map(([target, anchor], index) => ({
+      type: 'xref',
+      target,
+      ordinal: index,
+      origin: 'text',
+      ...(anchor === undefined ? {} : { anchor }),
+    }));
 };
 
 /** Checks every edge end against the vocabulary and reports dangling targets (then drops them). */
 const resolveEdges = (
   nodes: Map<string, NodeContent>,
   files: ReadonlyMap<string, string>,
-  issues: CorpusIssue[],
-  dangling: DanglingLink[],
+  resolver: LinkResolver,
+  collected: Collected,
 ): void => {
   for (const [uid, content] of nodes) {
     const file = files.get(uid) ?? content.sourcePath ?? uid;
     const edges: NodeEdge[] = [];
     for (const edge of content.edges) {
-      const target = nodes.get(edge.target);
-      if (!target) {
-        dangling.push({ file, uid, target: edge.target, edgeType: edge.type });
+      // A declared target may be written as a path of the site.
+      const targetUid = nodes.has(edge.target)
+        ? edge.target
+        : edge.origin === 'frontMatter'
+          ? resolver.uidOfPath(edge.target)
+          : undefined;
+      const target = targetUid === undefined ? undefined : nodes.get(targetUid);
+      if (!target || targetUid === undefined) {
+        if (edge.origin === 'frontMatter')
+          collected.dangling.push({ file, uid, target: edge.target, edgeType: edge.type });
         continue;
       }
       const spec = edgeSpec(edge.type);
       if (spec && spec.to.length > 0 && !spec.to.includes(target.label)) {
-        issues.push({
+        collected.errors.push({
           file,
           field: edge.type,
-          reason: `target ${edge.target} is ${withArticle(target.label)}; ${edge.type} must point at ${spec.to.join(' or ')}`,
+          reason: `target ${targetUid} is ${withArticle(target.label)}; ${edge.type} must point at ${spec.to.join(' or ')}`,
+          fix: `point ${edge.type} at ${withArticle(spec.to[0] ?? 'node')}, or use relatedTo`,
         });
       } else if (spec && spec.from.length > 0 && !spec.from.includes(content.label)) {
-        issues.push({
+        collected.errors.push({
           file,
           field: edge.type,
           reason: `${withArticle(content.label)} cannot have ${edge.type} edges (allowed from ${spec.from.join(', ')})`,
+          fix: 'use relatedTo, or change the label',
         });
-      } else if (edge.target === uid) {
-        issues.push({ file, field: edge.type, reason: 'a node cannot point at itself' });
+      } else if (targetUid === uid) {
+        collected.errors.push({
+          file,
+          field: edge.type,
+          reason: 'a node cannot point at itself',
+          fix: `remove ${uid} from ${edge.type}`,
+        });
       } else {
-        edges.push(edge);
+        edges.push({ ...edge, target: targetUid });
       }
     }
     nodes.set(uid, { ...content, edges });
   }
+};
+
+const ASSET_NOTE = { reason: 'an image or other asset, not a page' } as const;
+
+const skipReason = (file: string, site: Site): SkippedFile | undefined => {
+  if (ASSET_FILE.test(file)) return { file, ...ASSET_NOTE };
+  if (site.configFiles.has(file)) return undefined;
+  if (/\.(ya?ml|toml|lock)$/i.test(file))
+    return { file, reason: 'data or tool configuration, not a page' };
+  if (/\.(css|scss|less|html?)$/i.test(file))
+    return { file, reason: 'styling or markup of the site, not a page' };
+  return {
+    file,
+    reason: 'not a Markdown or MDX page',
+    fix: 'nothing to do; to show its code in a page, include it (:::code source="…")',
+  };
+};
+
+/** The default source name of a folder: its name, or its parent's when the name is generic. */
+export const defaultSourceName = (dir: string): string => {
+  const generic = new Set([
+    'docs',
+    'doc',
+    'documentation',
+    'website',
+    'site',
+    'content',
+    'src',
+    'pages',
+    'en',
+    'www',
+    'corpus',
+  ]);
+  const parts = resolve(dir)
+    .split(sep)
+    .filter((part) => part !== '');
+  let name = parts.at(-1) ?? 'docs';
+  for (let i = parts.length - 1; i > 0 && generic.has(name.toLowerCase()); i -= 1)
+    name = parts[i - 1] ?? name;
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '') || 'docs'
+  );
 };
 
 export const loadCorpus = async (
@@ -497,23 +245,59 @@ export const loadCorpus = async (
   options: LoadCorpusOptions = {},
 ): Promise<LoadedCorpus> => {
   const root = resolve(dir);
-  const issues: CorpusIssue[] = [];
-  const dangling: DanglingLink[] = [];
+  const source = options.source ?? defaultSourceName(root);
+  const collected: Collected = {
+    errors: [],
+    warnings: [],
+    skipped: [],
+    dangling: [],
+    danglingKeys: new Set(),
+  };
+  const empty = (reason: string): LoadedCorpus => ({
+    root,
+    source,
+    generator: 'markdown',
+    files: 0,
+    nodes: [],
+    errors: [
+      {
+        file: dir,
+        field: '(folder)',
+        reason,
+        fix: 'give the path of a folder of Markdown or MDX pages',
+      },
+    ],
+    warnings: [],
+    dangling: [],
+    skipped: [],
+    configuration: [],
+    versions: [],
+    latest: [],
+    baseUrl: undefined,
+  });
   const info = await stat(root).catch(() => undefined);
-  if (!info?.isDirectory()) {
-    return {
-      root,
-      files: 0,
-      nodes: [],
-      errors: [{ file: dir, field: '(folder)', reason: 'not a folder' }],
-      dangling,
-    };
+  if (!info?.isDirectory()) return empty('not a folder');
+  const files = await listFiles(root);
+  const site = await detectSite(root, files);
+  const pageFiles: string[] = [];
+  const jsonFiles: string[] = [];
+  for (const file of files) {
+    if (PAGE_FILE.test(file)) {
+      const partial = site.partial(file);
+      if (partial) collected.skipped.push({ file, reason: partial });
+      else pageFiles.push(file);
+    } else if (file.endsWith('.json') && !site.configFiles.has(file)) jsonFiles.push(file);
   }
-  const paths = await listFiles(root);
+  const locations = locatePages(site, pageFiles);
+  const latest = latestVersions(site, locations);
+  const drafts: Draft[] = [];
+  for (const file of [...pageFiles, ...jsonFiles].sort()) {
+    const draft = await readDraft(root, file, site, locations.get(file), collected);
+    if (draft) drafts.push(draft);
+  }
   const built: BuiltNode[] = [];
-  for (const path of paths) {
-    const draft = await readDraft(root, path, issues);
-    const node = draft && buildNode(draft, issues);
+  for (const draft of drafts) {
+    const node = buildNode(draft, source, site, latest, collected);
     if (node) built.push(node);
   }
   const nodes = new Map<string, NodeContent>();
@@ -521,24 +305,51 @@ export const loadCorpus = async (
   const add = (content: NodeContent, file: string): void => {
     const first = owner.get(content.uid);
     if (first !== undefined) {
-      issues.push({ file, field: 'uid', reason: `"${content.uid}" is already used by ${first}` });
+      collected.errors.push({
+        file,
+        field: 'uid',
+        reason: `"${content.uid}" is already used by ${first}`,
+        fix: 'give one of the two another uid (or, for pages without one, an id: or slug:)',
+      });
       return;
     }
     owner.set(content.uid, file);
     nodes.set(content.uid, content);
   };
+  for (const node of built) add(node.content, node.draft.file);
+  const resolver = createLinkResolver({
+    files,
+    baseUrl: options.baseUrl ?? site.baseUrl,
+    contentRoot: site.contentRoot,
+    redirects: site.redirects,
+    latest,
+    pages: built.map(({ draft, content }) => ({
+      uid: content.uid,
+      file: draft.file,
+      path: content.path,
+      anchors: [...(content.sections ?? []).map((s) => s.anchor), ...draft.parsed.anchors],
+    })),
+    uids: new Set(nodes.keys()),
+  });
+  const used = new Set<string>();
   for (const node of built) {
-    // Text links become xref edges unless the front matter already declares the pair.
-    const declared = new Set(node.content.edges.map((edge) => edge.target));
-    const xrefs = node.links
-      .filter((target) => target !== node.content.uid && !declared.has(target))
-      .map((target, index): NodeEdge => ({ type: 'xref', target, ordinal: index, origin: 'text' }));
-    add({ ...node.content, edges: [...node.content.edges, ...xrefs] }, node.file);
-    for (const sample of await extractSamples(root, node, issues)) add(sample, node.file);
+    const current = nodes.get(node.content.uid);
+    if (current !== node.content) continue; // a duplicate uid, reported above
+    const xrefs = linkEdges(node, resolver, collected);
+    nodes.set(node.content.uid, { ...node.content, edges: [...node.content.edges, ...xrefs] });
+    for (const sample of await extractSamples(root, node, used, collected))
+      add(sample, node.draft.file);
   }
-  resolveEdges(nodes, owner, issues, dangling);
+  resolveEdges(nodes, owner, resolver, collected);
+  const handled = new Set([...pageFiles, ...jsonFiles, ...collected.skipped.map((s) => s.file)]);
+  for (const file of files) {
+    if (handled.has(file) || used.has(file) || site.configFiles.has(file)) continue;
+    const skipped = skipReason(file, site);
+    if (skipped) collected.skipped.push(skipped);
+  }
 
-  if (issues.length === 0 && options.checkSamples !== false) {
+  const mode = options.checkSamples ?? 'syntax';
+  if (collected.errors.length === 0 && mode !== false) {
     const samples = [...nodes.values()].filter(
       (node) =>
         node.label === 'CodeSample' && CHECKED_LANGUAGES.has(String(node.attributes.language)),
@@ -550,11 +361,12 @@ export const loadCorpus = async (
         String(sample.attributes.language),
         sample.body,
       );
-      if (check) known.set(sample.uid, check);
-      return !check;
+      if (check?.mode === mode || (check && mode === 'syntax')) known.set(sample.uid, check);
+      return !known.has(sample.uid);
     });
     const checked = await checkSamples(
       toCheck.map((s) => ({ uid: s.uid, language: String(s.attributes.language), code: s.body })),
+      mode,
     );
     for (const sample of samples) {
       const check = known.get(sample.uid) ?? checked?.get(sample.uid);
@@ -564,13 +376,33 @@ export const loadCorpus = async (
         attributes: {
           ...sample.attributes,
           compiled: check.compiled,
+          check: check.mode,
           ...(check.compiled ? {} : { diagnostics: [...check.diagnostics] }),
         },
       });
     }
   }
+  const versions = [
+    ...new Set(
+      [...locations.values()].flatMap((l) => (l.version === undefined ? [] : [l.version])),
+    ),
+  ];
   const sorted = [...nodes.values()]
     .map(normalizeContent)
     .sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-  return { root, files: paths.length, nodes: sorted, errors: issues, dangling };
+  return {
+    root,
+    source,
+    generator: site.generator,
+    files: files.length,
+    nodes: sorted,
+    errors: collected.errors,
+    warnings: collected.warnings,
+    dangling: collected.dangling,
+    skipped: collected.skipped.sort((a, b) => (a.file < b.file ? -1 : 1)),
+    configuration: [...site.notes],
+    versions: versions.sort(compareMonikers),
+    latest: [...new Set(latest.values())],
+    baseUrl: options.baseUrl ?? site.baseUrl,
+  };
 };

@@ -15,13 +15,29 @@ export interface SampleSource {
   readonly code: string;
 }
 
+/** `types`: a full TypeScript type check; `syntax`: parsed only (fragments of other projects). */
+export type CheckMode = 'types' | 'syntax';
+
 export interface SampleCheck {
+  readonly mode: CheckMode;
   readonly compiled: boolean;
   /** `line:column message`, the first few, relative to the sample. */
   readonly diagnostics: readonly string[];
 }
 
-export const CHECKED_LANGUAGES: ReadonlySet<string> = new Set(['typescript', 'javascript']);
+export const CHECKED_LANGUAGES: ReadonlySet<string> = new Set([
+  'typescript',
+  'javascript',
+  'tsx',
+  'jsx',
+]);
+
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  typescript: 'mts',
+  javascript: 'mjs',
+  tsx: 'tsx',
+  jsx: 'jsx',
+};
 const MAX_DIAGNOSTICS = 5;
 
 /** The nearest folder above this file with `node_modules/typescript` (the project root). */
@@ -51,11 +67,13 @@ const loadTypeScript = async (): Promise<typeof TypeScript | undefined> => {
 };
 
 /**
- * Checks the samples whose language is TypeScript or JavaScript. Returns undefined when the
- * compiler is not installed (the samples' `compiled` attribute then stays absent).
+ * Checks the samples whose language is TypeScript or JavaScript (JSX too). Returns undefined
+ * when the compiler is not installed (the samples' `compiled` attribute then stays absent).
+ * `syntax` only parses them: no module resolution, no libraries, milliseconds for thousands.
  */
 export const checkSamples = async (
   samples: readonly SampleSource[],
+  mode: CheckMode = 'types',
   projectRoot: string | undefined = findProjectRoot(),
 ): Promise<Map<string, SampleCheck> | undefined> => {
   const checkable = samples.filter((sample) => CHECKED_LANGUAGES.has(sample.language));
@@ -75,11 +93,13 @@ export const checkSamples = async (
     allowJs: true,
     checkJs: true,
     noUnusedLocals: false,
+    jsx: ts.JsxEmit.Preserve,
+    ...(mode === 'syntax' ? { noResolve: true, noLib: true, types: [] } : {}),
   };
   const root = join(projectRoot, '.catalog-samples');
   const files = new Map<string, { uid: string; code: string }>();
   checkable.forEach((sample, index) => {
-    const extension = sample.language === 'typescript' ? 'mts' : 'mjs';
+    const extension = EXTENSIONS[sample.language] ?? 'mjs';
     files.set(join(root, `sample-${index}.${extension}`), { uid: sample.uid, code: sample.code });
   });
   const host = ts.createCompilerHost(options);
@@ -101,11 +121,12 @@ export const checkSamples = async (
     const diagnostics = sourceFile
       ? [
           ...program.getSyntacticDiagnostics(sourceFile),
-          ...program.getSemanticDiagnostics(sourceFile),
+          ...(mode === 'types' ? program.getSemanticDiagnostics(sourceFile) : []),
         ]
       : [];
     const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
     results.set(uid, {
+      mode,
       compiled: errors.length === 0,
       diagnostics: errors.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => {
         const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');

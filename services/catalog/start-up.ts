@@ -6,6 +6,7 @@ import type { Config } from '../runtime/config.js';
 import { CogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import { ingestCorpus, type IngestReport } from './ingest.js';
+import { SHIPPED_SOURCE } from './sources.js';
 
 /**
  * The documentation shipped with Cogitave Core, as a catalog. The build copies it next to the
@@ -23,14 +24,19 @@ export const CATALOG_INGEST_ACTOR = 'system:catalog-ingest';
 export const describeIssues = (report: IngestReport, max = 20): string =>
   report.errors
     .slice(0, max)
-    .map((issue) => `${issue.file}: ${issue.field}: ${issue.reason}`)
+    .map(
+      (issue) =>
+        `${issue.file}: ${issue.field}: ${issue.reason}${issue.fix ? ` (fix: ${issue.fix})` : ''}`,
+    )
     .join('\n  ') +
   (report.errors.length > max ? `\n  … and ${report.errors.length - max} more` : '');
 
 /**
- * Ingests the shipped corpus (or `CATALOG_DIR`; `none` disables) so a fresh `serve` has a real
- * graph. Unchanged content appends nothing, so this is cheap on every start. A corpus with
- * errors stops start-up with the problems listed (nothing is appended).
+ * Ingests the shipped corpus as the source `cogitave-core` (or `CATALOG_DIR` as the source named
+ * after its folder; `none` disables) so a fresh `serve` has a real graph. It revises and retires
+ * only within that source: documents a user ingested stay. Unchanged content appends nothing,
+ * so this is cheap on every start. A corpus with errors stops start-up with the problems
+ * listed (nothing is appended).
  */
 export interface StartUpIngestParts {
   readonly config: Pick<Config, 'catalogDir'>;
@@ -49,6 +55,8 @@ export const ingestDefaultCorpusOnStart = async (
   const dir = setting ?? defaultCorpusDir();
   const report = await ingestCorpus(app.eventStore, {
     dir,
+    // The shipped samples are this product's own code: they must type-check against it.
+    ...(setting === undefined ? { source: SHIPPED_SOURCE, checkSamples: 'types' as const } : {}),
     meta: { commandId: randomUUID(), actor: CATALOG_INGEST_ACTOR, at: new Date().toISOString() },
   });
   if (report.errors.length > 0) {
@@ -58,15 +66,16 @@ export const ingestDefaultCorpusOnStart = async (
       { errors: report.errors },
     );
   }
-  if (report.dangling.length > 0) {
+  if (report.warnings.length > 0) {
     app.logger.warn(
-      { dangling: report.dangling.slice(0, 20) },
-      'catalog links to uids that are not in the corpus (left out of the graph)',
+      { warnings: report.warnings.slice(0, 20), count: report.warnings.length },
+      'catalog ingested with warnings (links that go nowhere, missing includes; run cogitave ingest --dry-run for all)',
     );
   }
   app.logger.info(
     {
       dir: report.root,
+      source: report.source,
       published: report.published,
       revised: report.revised,
       retired: report.retired,

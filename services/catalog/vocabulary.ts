@@ -136,7 +136,11 @@ export const NODE_LABELS: readonly LabelSpec[] = [
     description: 'A work request of the lifecycle (read model of the requests projection).',
     required: [
       { name: 'stage', type: 'string', description: 'Current lifecycle stage.' },
-      { name: 'status', type: 'string', description: 'draft | active' },
+      {
+        name: 'status',
+        type: 'string',
+        description: 'draft (proposed) | active | closed (done, rejected, withdrawn, superseded)',
+      },
     ],
     optional: [],
     source: 'requests',
@@ -158,7 +162,8 @@ export const EDGE_TYPES: readonly EdgeSpec[] = [
   },
   {
     type: 'xref',
-    description: 'A link in the text (`@uid` or `<xref:uid>`).',
+    description:
+      'A link in the text: a Markdown or component link to another page (relative or site path, optionally to a section), `<xref:uid>`, or an `@uid` that names a node.',
     from: [],
     to: [],
   },
@@ -189,12 +194,23 @@ export const EDGE_TYPES: readonly EdgeSpec[] = [
   },
 ];
 
-/** Versions of the docs. `latest` always exists; dated monikers name frozen versions. */
+/**
+ * Versions of the docs. `latest` is the newest released version (and every page that is not
+ * versioned); dates (`2025-11-25`, `2026-01`), release numbers (`v2`, `3.1`, `2.x`) and
+ * pre-release channels (`draft`, `next`, `preview`, ...) name the others.
+ */
 export const DEFAULT_MONIKER = 'latest';
-export const MONIKER_PATTERN = /^(latest|\d{4}-\d{2}(-\d{2})?)$/;
+export const MONIKER_PATTERN =
+  /^(latest|draft|next|current|preview|unreleased|canary|\d{4}-\d{2}(-\d{2})?|v?\d+(\.(\d+|x))*(-[a-z0-9.]+)?)$/;
+export const MONIKER_HELP =
+  '"latest", a date (YYYY-MM or YYYY-MM-DD), a release (v2, 3.1, 2.x) or draft, next, preview';
 
-/** Node UIDs: stable, URL-safe, human-readable (`cogitave.architecture.event-store`). */
-export const UID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/**
+ * Node UIDs: stable, URL-safe, human-readable. Written ones look like
+ * `cogitave.architecture.event-store`; pages without one get `<source>/<site path>`
+ * (`mcp/specification/2025-11-25/client/sampling`).
+ */
+export const UID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 
 /** Every node and request resolves to `cogitave://{type}/{id}`. */
 export const RESOURCE_URI_TEMPLATE = 'cogitave://{type}/{id}';

@@ -5,6 +5,7 @@ import { NODE_STREAM_PREFIX } from '../../../services/catalog/events.js';
 import { defaultCorpusDir } from '../../../services/catalog/start-up.js';
 import { openTestBed, type TestBed } from '../projections/support/fixtures.js';
 import { makeCorpus, md } from '../../unit/catalog/fixtures.js';
+import { ingestRunMeta } from './support.js';
 
 /**
  * Ingest against a real event store: given a corpus folder, when it is ingested (again), then
@@ -12,15 +13,7 @@ import { makeCorpus, md } from '../../unit/catalog/fixtures.js';
  */
 describe('cogitave ingest (postgres)', () => {
   let bed: TestBed;
-  let run = 0;
-  const meta = () => {
-    run += 1;
-    return {
-      commandId: `00000000-0000-4000-8000-${String(run).padStart(12, '0')}`,
-      actor: 'test:ingest',
-      at: new Date(Date.UTC(2026, 0, 5, 9, run)).toISOString(),
-    };
-  };
+  const meta = ingestRunMeta('test:ingest');
   const nodeEvents = async () =>
     bed.store.readAll({ filter: { streamPrefixes: [NODE_STREAM_PREFIX] }, maxCount: 10_000 });
 
@@ -32,7 +25,11 @@ describe('cogitave ingest (postgres)', () => {
   });
 
   it('ingests the shipped corpus with zero errors and compiling samples, then appends nothing on a second run', async () => {
-    const first = await ingestCorpus(bed.store, { dir: defaultCorpusDir(), meta: meta() });
+    const first = await ingestCorpus(bed.store, {
+      dir: defaultCorpusDir(),
+      checkSamples: 'types',
+      meta: meta(),
+    });
     expect(first.errors).toEqual([]);
     expect(first.dangling).toEqual([]);
     expect(first.uncompiledSamples).toEqual([]);
@@ -52,7 +49,11 @@ describe('cogitave ingest (postgres)', () => {
       samples.map(() => [true, undefined]),
     );
 
-    const second = await ingestCorpus(bed.store, { dir: defaultCorpusDir(), meta: meta() });
+    const second = await ingestCorpus(bed.store, {
+      dir: defaultCorpusDir(),
+      checkSamples: 'types',
+      meta: meta(),
+    });
     expect(second).toMatchObject({
       published: 0,
       revised: 0,
@@ -81,6 +82,7 @@ describe('cogitave ingest (postgres)', () => {
           file: 'bad.md',
           field: 'date',
           reason: expect.stringContaining('required for an ADR') as string,
+          fix: expect.stringContaining('add date:') as string,
         },
       ]);
       expect(await nodeEvents()).toHaveLength(before);

@@ -98,7 +98,7 @@ describe('docs_search and code_sample_search tools', () => {
     expect(docsSearchTool.input.safeParse({ query: 'x', types: ['Request'] }).success).toBe(false);
     expect(docsSearchTool.input.safeParse({ query: 'x', limit: 51 }).success).toBe(false);
     await expect(
-      runTool(docsSearchTool, { query: 'x', moniker: 'v2' }, context()),
+      runTool(docsSearchTool, { query: 'x', moniker: 'not a version' }, context()),
     ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 

@@ -17,12 +17,31 @@ describe('compile check of samples', () => {
       { uid: 'js', language: 'javascript', code: 'const a = 1;\nconsole.log(a.toFixed(2));\n' },
       { uid: 'shell', language: 'bash', code: 'npm start\n' },
     ]);
-    expect(results?.get('good')).toEqual({ compiled: true, diagnostics: [] });
+    expect(results?.get('good')).toEqual({ mode: 'types', compiled: true, diagnostics: [] });
     expect(results?.get('broken')).toEqual({
+      mode: 'types',
       compiled: false,
       diagnostics: ["1:7 TS2322: Type 'string' is not assignable to type 'number'."],
     });
-    expect(results?.get('js')).toEqual({ compiled: true, diagnostics: [] });
+    expect(results?.get('js')).toEqual({ mode: 'types', compiled: true, diagnostics: [] });
     expect(results?.has('shell')).toBe(false);
   }, 60_000);
+
+  it('in syntax mode parses only: a fragment of another project passes, broken syntax is marked', async () => {
+    const results = await checkSamples(
+      [
+        {
+          uid: 'fragment',
+          language: 'typescript',
+          code: "import { defineConfig } from 'vite';\nexport default defineConfig({ base: '/app/' });\n",
+        },
+        { uid: 'jsx', language: 'jsx', code: 'export const App = () => <main>hi</main>;\n' },
+        { uid: 'elided', language: 'javascript', code: 'const config = {\n  ...\n}\n' },
+      ],
+      'syntax',
+    );
+    expect(results?.get('fragment')).toEqual({ mode: 'syntax', compiled: true, diagnostics: [] });
+    expect(results?.get('jsx')).toMatchObject({ compiled: true });
+    expect(results?.get('elided')).toMatchObject({ mode: 'syntax', compiled: false });
+  });
 });

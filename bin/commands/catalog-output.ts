@@ -1,0 +1,120 @@
+import { createInterface } from 'node:readline/promises';
+import cliProgress from 'cli-progress';
+import type { CorpusIssue } from '../../services/catalog/corpus.js';
+import type { IngestReport, RetireConfirmation } from '../../services/catalog/ingest.js';
+
+/**
+ * What `ingest` and `sources` print: a summary, then every skipped file, configuration file,
+ * error and warning, grouped by what fixes them (the JSON report holds every line).
+ */
+const WARNINGS_PER_GROUP = 20;
+
+export const progressBar = (
+  label: string,
+): { update(done: number, total: number): void; stop(): void } => {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: `${label} {bar} {value}/{total} nodes`, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: (done, total) => {
+      if (total === 0) return;
+      if (!started) {
+        bar.start(total, done);
+        started = true;
+      } else bar.update(done);
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+};
+
+/**
+ * In an interactive terminal, asks before retiring more than a few pages; elsewhere (scripts,
+ * CI) there is nobody to ask and the change goes ahead, as the report then says.
+ */
+export const retirePrompt = (
+  yes: boolean,
+): ((question: RetireConfirmation) => Promise<boolean>) | undefined => {
+  if (yes || !process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  return async (question) => {
+    const readline = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const examples = question.examples.join(', ');
+      const answer = await readline.question(
+        `This retires ${question.pages} page(s) of source ${question.source} (${question.nodes} nodes with their code samples), e.g. ${examples}.\nContinue? [y/N] `,
+      );
+      return /^y(es)?$/i.test(answer.trim());
+    } finally {
+      readline.close();
+    }
+  };
+};
+
+const location = (issue: CorpusIssue): string =>
+  `${issue.file}${issue.line === undefined ? '' : `:${issue.line}`}`;
+
+const groupByFix = (issues: readonly CorpusIssue[]): Map<string, CorpusIssue[]> => {
+  const groups = new Map<string, CorpusIssue[]>();
+  for (const issue of issues) {
+    const key = issue.fix ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), issue]);
+  }
+  return groups;
+};
+
+export const describeIssue = (issue: CorpusIssue): string =>
+  `${location(issue)}: ${issue.field}: ${issue.reason}${issue.fix ? ` (fix: ${issue.fix})` : ''}`;
+
+export const formatIngestReport = (report: IngestReport): string => {
+  const lines: string[] = [];
+  const samples = report.nodes - report.pages;
+  const verb = report.dryRun ? 'plan for' : report.applied ? 'ingested' : 'not ingested:';
+  lines.push(
+    `${verb} ${report.nodes} nodes (${report.pages} pages, ${samples} code samples) of source ${report.source} (${report.generator}) from ${report.files} files in ${report.seconds.toFixed(2)} s: ` +
+      `${report.published} published, ${report.revised} revised, ${report.retired} retired, ${report.unchanged} unchanged`,
+  );
+  if (report.declined) lines.push('nothing was appended: the retirement was not confirmed');
+  if (report.versions.length > 0) {
+    const latest = new Set(report.latest);
+    lines.push(
+      `versions: ${report.versions.map((v) => (latest.has(v) ? `${v} (latest)` : v)).join(', ')}`,
+    );
+  }
+  for (const note of report.configuration) {
+    lines.push(
+      `configuration ${note.file}: ${note.read ? 'read' : 'not read'}: ${note.reason}${note.fix ? ` (${note.fix})` : ''}`,
+    );
+  }
+  if (report.skipped.length > 0) {
+    lines.push(`skipped ${report.skipped.length} file(s):`);
+    for (const file of report.skipped) {
+      lines.push(`  ${file.file}: ${file.reason}${file.fix ? ` (${file.fix})` : ''}`);
+    }
+  }
+  if (report.uncompiledSamples.length > 0) {
+    lines.push(
+      `${report.uncompiledSamples.length} TypeScript/JavaScript sample(s) do not compile; they are ingested marked compiled: false (--json lists their diagnostics)`,
+    );
+  }
+  if (report.warnings.length > 0) {
+    lines.push(`${report.warnings.length} warning(s); the ingest went on:`);
+    for (const [fix, issues] of groupByFix(report.warnings)) {
+      lines.push(`  ${issues.length} × fix: ${fix || '(none needed)'}`);
+      for (const issue of issues.slice(0, WARNINGS_PER_GROUP)) {
+        lines.push(`    ${location(issue)}: ${issue.reason}`);
+      }
+      if (issues.length > WARNINGS_PER_GROUP) {
+        lines.push(`    … and ${issues.length - WARNINGS_PER_GROUP} more (--json lists every one)`);
+      }
+    }
+  }
+  if (report.errors.length > 0) {
+    lines.push(`${report.errors.length} error(s); nothing was appended:`);
+    for (const issue of report.errors) lines.push(`  ${describeIssue(issue)}`);
+  }
+  return `${lines.join('\n')}\n`;
+};
