@@ -7,6 +7,9 @@ import { loadCorpus, type LoadedCorpus } from '../../../services/catalog/corpus.
  * The real documentation sites under test/fixtures/docs-sites, read as they are published:
  * given the folder, when it is loaded, then these nodes, edges, versions and reports.
  */
+/** Reading a whole site is seconds of CPU; on a busy machine, more. */
+const LOAD_TIMEOUT_MS = 120_000;
+
 const site = (path: string): string =>
   fileURLToPath(new URL(`../../fixtures/docs-sites/${path}`, import.meta.url));
 
@@ -23,7 +26,7 @@ describe('Mintlify: the MCP documentation', () => {
   let corpus: LoadedCorpus;
   beforeAll(async () => {
     corpus = await loadCorpus(site('mcp/docs'), { checkSamples: 'syntax' });
-  });
+  }, LOAD_TIMEOUT_MS);
 
   it('ingests every page without conversion: no errors, the source named after the site', () => {
     expect(corpus.errors).toEqual([]);
@@ -108,7 +111,7 @@ describe('VitePress: the Vite documentation', () => {
   let corpus: LoadedCorpus;
   beforeAll(async () => {
     corpus = await loadCorpus(site('vite/docs'), { checkSamples: 'syntax' });
-  });
+  }, LOAD_TIMEOUT_MS);
 
   it('ingests every page; names the TypeScript configuration as not read', () => {
     expect(corpus.errors).toEqual([]);
@@ -142,7 +145,7 @@ describe('MkDocs: the FastAPI documentation', () => {
   let corpus: LoadedCorpus;
   beforeAll(async () => {
     corpus = await loadCorpus(site('fastapi/docs/en'), { checkSamples: 'syntax' });
-  });
+  }, LOAD_TIMEOUT_MS);
 
   it('reads pages under docs_dir with their site paths; mkdocs.yml is read', () => {
     expect(corpus.errors).toEqual([]);
