@@ -9,6 +9,7 @@ import {
   type ReadScope,
 } from '../services/access/grants.js';
 import { CogitaveError, InvalidArgument } from '../services/runtime/errors.js';
+import { exceedsDepth, MAX_ARGUMENT_DEPTH } from './server/depth.js';
 import { describeValidationError } from './server/schemas.js';
 import type { GatewayServices } from './services.js';
 
@@ -166,6 +167,12 @@ export const findUnstorableText = (
 
 /** Arguments parsed by the tool's input schema, or INVALID_ARGUMENT naming every bad field. */
 export const parseToolArguments = (tool: ToolDefinition, rawArgs: unknown): unknown => {
+  // Before any recursive walk (the text check, the schema) could overflow the stack.
+  if (exceedsDepth(rawArgs, MAX_ARGUMENT_DEPTH)) {
+    throw new InvalidArgument(
+      `Invalid arguments for ${tool.name}: nested deeper than ${String(MAX_ARGUMENT_DEPTH)} levels`,
+    );
+  }
   const unstorable = findUnstorableText(rawArgs);
   if (unstorable !== undefined) {
     throw new InvalidArgument(`Invalid arguments for ${tool.name}: ${unstorable}`);

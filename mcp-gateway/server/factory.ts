@@ -2,7 +2,7 @@
  * The low-level Server on purpose: tools/list carries our own 2020-12 schemas, tools/call our
  * own validation messages and grants, resources/list our cursor pagination; logging/setLevel
  * and notifications/message stay served on 2025-11-25 while that revision is supported. */
-import { Server } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import type { ChangeSignal } from '../../projections/change-feed.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
@@ -11,9 +11,10 @@ import { mayReadType, readScopeOf, type ReadScope } from '../../services/access/
 import { SERVER_ICON } from './icons.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
+import { GatewayServer, invalidParams } from './protocol.js';
 import {
+  assertUri,
   completeTemplateVariable,
-  invalidParams,
   listResourcesPage,
   parseResourceUri,
   readResource,
@@ -54,6 +55,15 @@ export interface McpGateway {
 
 const SERVER_NAME = 'cogitave-core';
 
+/**
+ * These lists answer in one page, so no cursor can be valid: a client passing one is told so
+ * (-32602) rather than silently given the first page again.
+ */
+const refuseCursor = (method: string, cursor: string | undefined): void => {
+  if (cursor !== undefined)
+    throw invalidParams(`Invalid cursor: ${method} answers in one page; call it without a cursor`);
+};
+
 export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const { services, logger } = options;
   const tools = prepareTools(options.tools);
@@ -62,7 +72,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const createServer = (caller: Caller, serverOptions: CreateServerOptions): Server => {
     // Resources are reads: the access decision for them is the caller's read scope.
     const scope = readScopeOf(caller.grants);
-    const server = new Server(
+    const server = new GatewayServer(
       {
         name: SERVER_NAME,
         title: 'Cogitave Core',
@@ -71,7 +81,8 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       },
       {
         capabilities: {
-          tools: { listChanged: true },
+          // The tool and prompt lists are fixed for the life of the process: no list_changed.
+          tools: { listChanged: false },
           resources: { subscribe: true, listChanged: true },
           prompts: { listChanged: false },
           logging: {},
@@ -79,22 +90,21 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         },
         instructions: SERVER_INSTRUCTIONS,
       },
+      { logger, era: serverOptions.era },
     );
 
-    server.setRequestHandler('tools/list', () => ({ tools: toolList }));
+    server.setRequestHandler('tools/list', (request) => {
+      refuseCursor('tools/list', request.params?.cursor);
+      return { tools: toolList };
+    });
 
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = tools.get(request.params.name);
+      // An unknown tool is a protocol error (-32602) on both revisions, not a tool result.
       if (!tool) {
-        return {
-          content: [
-            {
-              type: 'text',
-              text: `INVALID_ARGUMENT: unknown tool "${request.params.name}"; call tools/list for the ${tools.size} tools available`,
-            },
-          ],
-          isError: true,
-        };
+        throw invalidParams(
+          `Unknown tool "${request.params.name}"; call tools/list for the ${String(tools.size)} tools available`,
+        );
       }
       const progressToken = ctx.mcpReq._meta?.progressToken;
       return callTool(tool, request.params.arguments, {
@@ -132,15 +142,19 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       };
     });
 
-    server.setRequestHandler('resources/templates/list', () => ({
-      resourceTemplates: resourceTemplates(scope),
-    }));
+    server.setRequestHandler('resources/templates/list', (request) => {
+      refuseCursor('resources/templates/list', request.params?.cursor);
+      return { resourceTemplates: resourceTemplates(scope) };
+    });
 
     server.setRequestHandler('resources/read', (request) =>
       readResource(services.resources, scope, caller.actor, request.params.uri),
     );
 
-    server.setRequestHandler('prompts/list', () => listPrompts());
+    server.setRequestHandler('prompts/list', (request) => {
+      refuseCursor('prompts/list', request.params?.cursor);
+      return listPrompts();
+    });
     server.setRequestHandler('prompts/get', (request) =>
       getPrompt(request.params.name, request.params.arguments),
     );
@@ -168,6 +182,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     const subscriptions = new ConnectionSubscriptions();
     if (era === 'legacy') {
       const subscribeUri = (uri: string): void => {
+        assertUri(uri);
         // Another scheme names nothing of ours: accepted, and never notified.
         if (!uri.startsWith('cogitave:')) return;
         if (!parseResourceUri(uri))

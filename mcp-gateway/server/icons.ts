@@ -26,7 +26,7 @@ const badge = (label: string, color: string): string => {
 
 export interface IconEntry {
   readonly src: string;
-  readonly mimeType: string;
+  readonly mimeType?: string;
   readonly sizes: string[];
 }
 
@@ -37,9 +37,35 @@ export const typeIcon = (type: string): IconEntry =>
 
 export const SERVER_ICON: IconEntry = icon(badge('C', '#111827'));
 
+const DATA_URI = /^data:([^;,]+)((?:;(?!base64,)[^;,]*)*)(;base64)?,(.*)$/s;
+
+/**
+ * An icon source as MCP clients must accept it (the specification's `Icon.src`): an https URL,
+ * or a `data:` URI with base64 content. A registry icon written as `data:image/svg+xml;utf8,<svg…>`
+ * is re-encoded as base64 here, once per process; anything else is a wiring error.
+ */
+export const iconSource = (src: string): { src: string; mimeType: string | undefined } => {
+  if (/^https:\/\//i.test(src)) return { src, mimeType: undefined };
+  const match = DATA_URI.exec(src);
+  if (!match) throw new Error(`icon ${src.slice(0, 40)}… is neither an https URL nor a data: URI`);
+  const [, mimeType = '', , base64, payload = ''] = match;
+  if (base64 !== undefined) return { src, mimeType };
+  // Text data URIs are percent-encoded where needed; decode, then re-encode as base64.
+  let text: string;
+  try {
+    text = decodeURIComponent(payload);
+  } catch {
+    text = payload;
+  }
+  return {
+    src: `data:${mimeType};base64,${Buffer.from(text, 'utf8').toString('base64')}`,
+    mimeType,
+  };
+};
+
 /** A tool's icon from the registry (a data URI or https URL), or none. */
 export const toolIcons = (src: string | undefined): IconEntry[] | undefined => {
   if (src === undefined) return undefined;
-  const mime = /^data:([^;,]+)/.exec(src)?.[1];
-  return [{ src, mimeType: mime ?? 'image/svg+xml', sizes: ['any'] }];
+  const icon = iconSource(src);
+  return [{ src: icon.src, ...(icon.mimeType ? { mimeType: icon.mimeType } : {}), sizes: ['any'] }];
 };

@@ -1,4 +1,4 @@
-import { invalidParams } from './resources.js';
+import { invalidParams } from './protocol.js';
 
 /**
  * Prompts a client can offer its user: short, task-shaped starting points that lead the model

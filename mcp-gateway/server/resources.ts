@@ -1,8 +1,4 @@
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  ResourceNotFoundError,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { mayReadType, type ReadScope } from '../../services/access/grants.js';
 import { NODE_LABELS, RESOURCE_URI_TEMPLATE } from '../../services/catalog/vocabulary.js';
 import {
@@ -11,6 +7,7 @@ import {
   type ResourcesReadService,
 } from '../../services/resources/read-service.js';
 import { typeIcon } from './icons.js';
+import { invalidParams } from './protocol.js';
 
 /** Every resource type of the URI space: the catalog vocabulary's, plus agent-built networks. */
 export const RESOURCE_TYPES: readonly string[] = [
@@ -22,9 +19,35 @@ const TYPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   network: 'An agent-built named graph of nodes and edges (network_* tools).',
 };
 
-/** A JSON-RPC -32602: the request's parameters are wrong; the message says how. */
-export const invalidParams = (message: string): ProtocolError =>
-  new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+/**
+ * "Resource not found" as each revision names it: -32002 on 2025-11-25; the 2026-07-28 codec
+ * answers it as -32602, with the URI in `data` either way.
+ */
+export const resourceNotFound = (uri: string): ProtocolError =>
+  new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+
+const UNSAFE_TEXT =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
+  /[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const MAX_URI_LENGTH = 2048;
+
+/**
+ * Why a string cannot be a resource URI at all (it never reaches a query), or undefined:
+ * control characters (NUL included), unpaired surrogates, no scheme, or absurd length.
+ */
+export const uriProblem = (uri: string): string | undefined => {
+  if (uri.length > MAX_URI_LENGTH) return `longer than ${String(MAX_URI_LENGTH)} characters`;
+  if (UNSAFE_TEXT.test(uri)) return 'contains a control character or an unpaired surrogate';
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(uri)) return 'has no scheme (cogitave://{type}/{id})';
+  return undefined;
+};
+
+/** -32602 for a URI that `uriProblem` refuses. */
+export const assertUri = (uri: string): void => {
+  const problem = uriProblem(uri);
+  if (problem !== undefined)
+    throw invalidParams(`Invalid resource URI (${problem}); resources are cogitave://{type}/{id}`);
+};
 
 export const MIME_JSON = 'application/json';
 /** `resources/list` and collection reads: at most this many entries per page. */
@@ -43,7 +66,9 @@ export const parseResourceUri = (uri: string): ParsedUri | undefined => {
   const [, type = '', encodedId = ''] = match;
   if (encodedId === '') return { kind: 'collection', type, uri };
   try {
-    return { kind: 'item', type, id: decodeURIComponent(encodedId), uri };
+    const id = decodeURIComponent(encodedId);
+    // An id that decodes to a control character names nothing storable.
+    return UNSAFE_TEXT.test(id) ? undefined : { kind: 'item', type, id, uri };
   } catch {
     return undefined;
   }
@@ -230,13 +255,16 @@ export const readResource = async (
   actor: string,
   uri: string,
 ) => {
+  assertUri(uri);
   const parsed = parseResourceUri(uri);
-  if (!parsed || !RESOURCE_TYPES.includes(parsed.type)) throw new ResourceNotFoundError(uri);
+  if (!parsed && uri.startsWith('cogitave:'))
+    throw invalidParams(`${uri} is not a cogitave://{type}/{id} or cogitave://{type}/ URI`);
+  if (!parsed || !RESOURCE_TYPES.includes(parsed.type)) throw resourceNotFound(uri);
   const problem = subscriptionProblem(scope, actor, uri);
   if (problem !== undefined) throw invalidParams(`Resource ${uri}: ${problem}`);
   if (parsed.kind === 'collection') return readCollection(resources, scope, parsed.type, uri);
   const read = await resources.read(scope, parsed.type, parsed.id);
-  if (!read) throw new ResourceNotFoundError(uri);
+  if (!read) throw resourceNotFound(uri);
   const meta = { contentHash: read.contentHash, lastModified: read.lastModified };
   return {
     contents: [
