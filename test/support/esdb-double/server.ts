@@ -40,6 +40,7 @@ export class EsdbDouble implements DoubleContext {
   readonly faults = new FaultController();
   private server: Server | undefined;
   private boundPort = 0;
+  private cut = 0;
   private readonly violationList: Violation[] = [];
   private readonly callCounts = new Map<string, number>();
   readonly live = new Set<LiveSubscription>();
@@ -74,6 +75,11 @@ export class EsdbDouble implements DoubleContext {
     return this.boundPort;
   }
 
+  /** Subscriptions that `stop()` (or `restart()`) ended while they were being served. */
+  get subscriptionsCut(): number {
+    return this.cut;
+  }
+
   get running(): boolean {
     return this.server !== undefined;
   }
@@ -95,6 +101,7 @@ export class EsdbDouble implements DoubleContext {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.cut += this.live.size;
     for (const subscription of this.live) subscription.abort.abort();
     this.live.clear();
     server.forceShutdown();
