@@ -31,7 +31,9 @@ const output = z.object({
       compiled: z
         .boolean()
         .nullable()
-        .describe('true: type-checked clean at ingest (only such samples are returned).'),
+        .describe(
+          'true: passed the compile check at ingest (TypeScript/JavaScript); null: a language that is not checked. Samples known not to compile are not returned.',
+        ),
       source_uid: z.string().nullable().describe('The node the sample was taken from.'),
       source_uri: z.string().nullable(),
       scores: componentScoresSchema,
@@ -43,7 +45,7 @@ export const codeSampleSearchTool = defineTool({
   name: 'code_sample_search',
   title: 'Search code samples',
   description:
-    'Finds code samples of the docs by what they do or the APIs they use. Only samples that passed the compile check at ingest are returned, so the code is known to type-check. Returns the code, its language, and the node it came from (source_uri) for context.',
+    'Finds code samples of the docs by what they do or the APIs they use. Code blocks of every language are searched (diagrams are not samples); TypeScript and JavaScript that failed the compile check at ingest are left out. Returns the code, its language, and the node it came from (source_uri) for context.',
   input,
   output,
   annotations: READ_ONLY,

@@ -46,7 +46,25 @@ const output = z.object({
       title: z.string(),
       summary: z.string(),
       product: z.string().nullable(),
-      monikers: z.array(z.string()),
+      monikers: z.array(z.string()).describe('Versions this node (the version returned) is in.'),
+      page: z
+        .string()
+        .nullable()
+        .describe('The page across versions (site path without the version folder).'),
+      versions: z
+        .array(z.string())
+        .describe(
+          'Every version the page exists in, newest released first; pass one as moniker to docs_search or docs_fetch.',
+        ),
+      section: z
+        .object({
+          anchor: z.string().nullable().describe('null: the text before the first heading.'),
+          heading: z.string(),
+          path: z.array(z.string()).describe('Headings from the top of the page down to it.'),
+          excerpt: z.string().describe('A few hundred words of the section.'),
+        })
+        .nullable()
+        .describe('The section of the page that answers best (docs_fetch with section reads it).'),
       last_modified: z.string(),
       scores: componentScoresSchema,
       ranks: z
@@ -65,7 +83,7 @@ export const docsSearchTool = defineTool({
   name: 'docs_search',
   title: 'Search the docs',
   description:
-    'Hybrid search (BM25 + embedding + link graph) over the catalog: docs, articles, units, modules, learning paths, ADRs, skills and code samples. Call it to find the nodes about a topic; filter by types, product and moniker. Returns ranked nodes (uid, resource uri, title, summary) with each component score, so you can see why a node ranked; read a node with its uri.',
+    'Hybrid search (BM25 + embedding + link graph) over the catalog: docs, articles, units, modules, learning paths, ADRs and skills (code samples only with types: ["CodeSample"]; code_sample_search finds code). Each page is one hit however many versions it has: the newest released version unless moniker asks for another, with the versions it exists in, and the section that answers best (heading path, anchor, excerpt). Filter by types, product and moniker; each hit shows its component scores; read a page with docs_fetch (uid, optionally section) or its uri.',
   input,
   output,
   annotations: READ_ONLY,
@@ -88,6 +106,9 @@ export const docsSearchTool = defineTool({
         summary: hit.summary,
         product: hit.product,
         monikers: [...hit.monikers],
+        page: hit.page,
+        versions: [...hit.versions],
+        section: hit.section ? { ...hit.section, path: [...hit.section.path] } : null,
         last_modified: hit.lastModified,
         scores: hit.scores,
         ranks: hit.ranks,
@@ -100,7 +121,7 @@ export const docsSearchTool = defineTool({
       : result.results
           .map(
             (hit, index) =>
-              `${index + 1}. ${hit.title} (${hit.type}, ${hit.uri})${hit.summary ? `\n   ${hit.summary}` : ''}\n   score ${hit.scores.fused.toFixed(3)} = bm25 ${hit.scores.bm25.toFixed(2)}, vector ${hit.scores.vector.toFixed(2)}, graph ${hit.scores.graph.toFixed(2)}`,
+              `${index + 1}. ${hit.title} (${hit.type}, ${hit.uri})${hit.versions.length > 1 ? ` versions ${hit.versions.join(', ')}` : ''}${hit.summary ? `\n   ${hit.summary}` : ''}${hit.section ? `\n   § ${hit.section.path.join(' › ')}${hit.section.anchor ? ` (#${hit.section.anchor})` : ''}: ${hit.section.excerpt.slice(0, 300)}` : ''}\n   score ${hit.scores.fused.toFixed(3)} = bm25 ${hit.scores.bm25.toFixed(2)}, vector ${hit.scores.vector.toFixed(2)}, graph ${hit.scores.graph.toFixed(2)}`,
           )
           .join('\n'),
 });

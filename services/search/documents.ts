@@ -13,6 +13,10 @@ export interface CatalogNode {
   readonly monikers: readonly string[];
   readonly attributes: Readonly<Record<string, unknown>>;
   readonly lastModified: string;
+  /** The page across versions (its site path without the version folder); null: none. */
+  readonly page: string | null;
+  readonly path: string | null;
+  readonly sections: readonly { anchor: string; heading: string; level: number; offset: number }[];
 }
 
 /** An outbound edge of `read_model.catalog_edges`. */

@@ -12,6 +12,9 @@ interface NodeRow {
   monikers: string[];
   attributes: Record<string, unknown> | null;
   last_modified: Date;
+  page: string | null;
+  path: string | null;
+  sections: CatalogNode['sections'] | null;
 }
 
 interface EdgeRow {
@@ -21,7 +24,7 @@ interface EdgeRow {
 }
 
 const NODE_COLUMNS =
-  'uid, label, title, summary, body, product, monikers, attributes, last_modified';
+  'uid, label, title, summary, body, product, monikers, attributes, last_modified, page, path, sections';
 
 const toNode = (row: NodeRow): CatalogNode => ({
   uid: row.uid,
@@ -33,6 +36,9 @@ const toNode = (row: NodeRow): CatalogNode => ({
   monikers: row.monikers,
   attributes: row.attributes ?? {},
   lastModified: row.last_modified.toISOString(),
+  page: row.page,
+  path: row.path,
+  sections: row.sections ?? [],
 });
 
 const toEdge = (row: EdgeRow): CatalogEdge => ({

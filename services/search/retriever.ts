@@ -165,6 +165,14 @@ export interface HybridRetriever {
   remove(ids: readonly string[]): void;
   /** Documents changed since the last rebuild, as a share of the corpus (refit hint). */
   drift(): number;
+  /**
+   * The index terms of a text with their inverse document frequency in the corpus (terms the
+   * corpus lacks get the rarest weight): what a query's words weigh when a caller scores
+   * passages of a hit itself (the best section of a page).
+   */
+  termWeights(text: string): Map<string, number>;
+  /** The analyzer the index uses, so passages are cut into the same terms. */
+  analyze(text: string): string[];
   search(query: RetrievalQuery): Promise<RetrievalHit[]>;
 }
 
@@ -410,6 +418,16 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     },
     drift: () =>
       lexicalIndex.entries.size === 0 ? 0 : changedSinceBuild / lexicalIndex.entries.size,
+    termWeights: (text) => {
+      const n = lexicalIndex.entries.size;
+      const weights = new Map<string, number>();
+      for (const term of analyze(text)) {
+        const df = lexicalIndex.documentFrequency.get(term) ?? 0;
+        weights.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+      }
+      return weights;
+    },
+    analyze: (text) => analyze(text),
     search: async (query) => {
       const use = {
         bm25: query.components?.bm25 ?? true,

@@ -3,7 +3,9 @@ import type { Queryable } from '../database/queryable.js';
 import { mayRead, type ReadScope } from '../access/grants.js';
 import { InvalidArgument, Unavailable } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
-import { labelNames, labelSpec, MONIKER_PATTERN } from '../catalog/vocabulary.js';
+import { compareMonikers } from '../catalog/site.js';
+import { labelNames, labelSpec, MONIKER_HELP, MONIKER_PATTERN } from '../catalog/vocabulary.js';
+import { bestSection, preferredVersion, type SectionHit } from './pages.js';
 import {
   catalogUidOf,
   isCatalogCollection,
@@ -51,6 +53,12 @@ export interface SearchHit {
   readonly summary: string;
   readonly product: string | null;
   readonly monikers: readonly string[];
+  /** The page across versions (its site path without the version folder); null: none. */
+  readonly page: string | null;
+  /** Every version (moniker) the page exists in, newest released first. */
+  readonly versions: readonly string[];
+  /** The section of the page that answers best, with an excerpt; null for samples. */
+  readonly section: SectionHit | null;
   readonly lastModified: string;
   readonly scores: ComponentScores;
   readonly ranks: ComponentRanks;
@@ -132,8 +140,11 @@ interface Meta {
   readonly monikers: readonly string[];
   readonly lastModified: string;
   readonly attributes: Readonly<Record<string, unknown>>;
-  /** Only kept for code samples (their code is returned). */
-  readonly body: string | undefined;
+  /** A sample's code; a page's Markdown (for its best section and excerpt). */
+  readonly body: string;
+  /** The page across versions (null: the node is its own page). */
+  readonly page: string | null;
+  readonly sections: CatalogNode['sections'];
 }
 
 const toGraphEdges = (edges: readonly CatalogEdge[]): GraphEdge[] =>
@@ -147,8 +158,18 @@ const toMeta = (node: CatalogNode): Meta => ({
   monikers: node.monikers,
   lastModified: node.lastModified,
   attributes: node.attributes,
-  body: node.label === 'CodeSample' ? node.body : undefined,
+  body: node.body,
+  page: node.page,
+  sections: node.sections,
 });
+
+/** The key the versions of one page share: its version-free path within its source. */
+const pageKey = (uid: string, m: Meta): string => {
+  if (m.page === null) return `uid:${uid}`;
+  // A sample across versions: the same page and the same place in it.
+  if (m.label === 'CodeSample') return `sample:${m.page}#${uid.slice(uid.lastIndexOf('.sample-'))}`;
+  return `page:${m.page}`;
+};
 
 const checkQuery = (query: string): string => {
   const text = query.trim();
@@ -178,6 +199,22 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     edgeWeights: EDGE_WEIGHTS,
   });
   const meta = new Map<string, Meta>();
+  // Page key → the uids of its versions.
+  const pages = new Map<string, Set<string>>();
+  const setMeta = (uid: string, m: Meta): void => {
+    const before = meta.get(uid);
+    if (before) pages.get(pageKey(uid, before))?.delete(uid);
+    meta.set(uid, m);
+    const key = pageKey(uid, m);
+    let set = pages.get(key);
+    if (!set) pages.set(key, (set = new Set()));
+    set.add(uid);
+  };
+  const deleteMeta = (uid: string): void => {
+    const before = meta.get(uid);
+    if (before) pages.get(pageKey(uid, before))?.delete(uid);
+    meta.delete(uid);
+  };
   let closed = false;
   let built = false;
   // Every index mutation runs on this chain, so batches apply in order and never interleave.
@@ -196,7 +233,8 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     const started = Date.now();
     const [nodes, edges] = await Promise.all([loadAllCatalogNodes(db), loadAllCatalogEdges(db)]);
     meta.clear();
-    for (const node of nodes) meta.set(node.uid, toMeta(node));
+    pages.clear();
+    for (const node of nodes) setMeta(node.uid, toMeta(node));
     await retriever.rebuild(nodes.map(toRetrievalDocument), toGraphEdges(edges));
     built = true;
     logger.info(
@@ -222,8 +260,8 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     const found = new Set(nodes.map((node) => node.uid));
     const gone = uids.filter((uid) => !found.has(uid));
     retriever.remove(gone);
-    for (const uid of gone) meta.delete(uid);
-    for (const node of nodes) meta.set(node.uid, toMeta(node));
+    for (const uid of gone) deleteMeta(uid);
+    for (const node of nodes) setMeta(node.uid, toMeta(node));
     await retriever.upsert(nodes.map(toRetrievalDocument), toGraphEdges(edges));
     if (options.embedder.fit && retriever.drift() >= refitDrift) await reloadAll();
   };
@@ -297,39 +335,81 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         );
       }
       if (query.moniker !== undefined && !MONIKER_PATTERN.test(query.moniker)) {
-        throw new InvalidArgument(
-          'moniker must be "latest" or a date version (YYYY-MM or YYYY-MM-DD)',
-        );
+        throw new InvalidArgument(`moniker must be ${MONIKER_HELP}`);
       }
       await whenReady();
-      const types = query.types && query.types.length > 0 ? new Set(query.types) : undefined;
+      // Code samples are found by code_sample_search; here only when asked for by type.
+      const types = new Set(
+        query.types && query.types.length > 0
+          ? query.types
+          : searchableLabels.filter((label) => label !== 'CodeSample'),
+      );
       const inScope = scopeFilter(scope);
       const filter = (id: string): boolean => {
         const m = meta.get(id);
         return (
           m !== undefined &&
-          (types === undefined || types.has(m.label)) &&
+          types.has(m.label) &&
           (query.product === undefined || m.product === query.product) &&
           (query.moniker === undefined || m.monikers.includes(query.moniker)) &&
           inScope(m)
         );
       };
-      const hits = await retriever.search({ text, limit, filter });
-      return hits.flatMap((hit) => {
+      // Versions of a page fold into one hit, so ask for enough to fill the limit after that.
+      const found = await retriever.search({ text, limit: Math.min(limit * 4, 200), filter });
+      const groups = new Map<string, typeof found>();
+      for (const hit of found) {
         const m = meta.get(hit.id);
+        if (!m) continue;
+        const key = pageKey(hit.id, m);
+        groups.set(key, [...(groups.get(key) ?? []), hit]);
+      }
+      const weights = retriever.termWeights(text);
+      const analyzeText = (value: string): string[] => retriever.analyze(value);
+      return [...groups.entries()].slice(0, limit).flatMap(([key, members]) => {
+        const best = members[0];
+        if (!best) return [];
+        const chosen =
+          preferredVersion(
+            members.map((member) => ({
+              id: member.id,
+              monikers: meta.get(member.id)?.monikers ?? [],
+            })),
+          ) ?? best.id;
+        const m = meta.get(chosen);
         if (!m) return [];
+        const hit = members.find((member) => member.id === chosen) ?? best;
+        const versions = [...(pages.get(key) ?? [chosen])]
+          .filter((uid) => {
+            const other = meta.get(uid);
+            return other !== undefined && inScope(other);
+          })
+          .flatMap((uid) => meta.get(uid)?.monikers ?? [])
+          .filter((moniker, index, all) => all.indexOf(moniker) === index)
+          .sort(compareMonikers);
+        const section =
+          m.label === 'CodeSample'
+            ? undefined
+            : bestSection(
+                { title: m.title, body: m.body, sections: m.sections },
+                weights,
+                analyzeText,
+              );
         return [
           {
-            uid: hit.id,
-            uri: nodeUri(m.label, hit.id),
+            uid: chosen,
+            uri: nodeUri(m.label, chosen),
             type: m.label,
             title: m.title,
             summary: m.summary,
             product: m.product,
             monikers: m.monikers,
+            page: m.page,
+            versions,
+            section: section ?? null,
             lastModified: m.lastModified,
-            scores: hit.scores,
-            ranks: hit.ranks,
+            scores: { ...hit.scores, fused: best.scores.fused },
+            ranks: best.ranks,
           },
         ];
       });
@@ -345,7 +425,8 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         if (m?.label !== 'CodeSample' || !inScope(m)) return false;
         const tag = typeof m.attributes.language === 'string' ? m.attributes.language : '';
         if (language && tag.toLowerCase() !== language) return false;
-        return query.includeUnchecked === true || m.attributes.compiled === true;
+        // A sample known not to compile is left out unless asked for; unchecked ones count.
+        return query.includeUnchecked === true || m.attributes.compiled !== false;
       };
       const hits = await retriever.search({ text, limit, filter });
       return hits.flatMap((hit) => {
@@ -364,7 +445,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
             uri: nodeUri(m.label, hit.id),
             title: m.title,
             language: typeof m.attributes.language === 'string' ? m.attributes.language : '',
-            code: m.body ?? '',
+            code: m.body,
             compiled: typeof compiled === 'boolean' ? compiled : null,
             source:
               sourceUid === undefined

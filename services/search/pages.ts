@@ -1,0 +1,162 @@
+import { compareMonikers } from '../catalog/site.js';
+
+/**
+ * Search answers with pages, not copies: the versions of a page (the same site path in
+ * several version folders) are one hit that lists them, standing for the newest released
+ * version the search found (or the asked moniker's); and each hit names the section of its
+ * page that answers best, with a short excerpt of it.
+ */
+export interface PageSectionRef {
+  readonly anchor: string;
+  readonly heading: string;
+  readonly level: number;
+  readonly offset: number;
+}
+
+export interface SectionHit {
+  /** null: the text before the first heading. */
+  readonly anchor: string | null;
+  readonly heading: string;
+  /** Headings from the page's top down to this section. */
+  readonly path: readonly string[];
+  /** A few hundred words of the section, around where the query's terms are. */
+  readonly excerpt: string;
+}
+
+/** Versions of one page: the moniker each node of it carries. */
+export interface PageVersions {
+  readonly uids: readonly string[];
+  readonly monikers: readonly string[];
+}
+
+/** The version a collapsed hit stands for, among the page's nodes the search found. */
+export const preferredVersion = (
+  candidates: readonly { readonly id: string; readonly monikers: readonly string[] }[],
+): string | undefined => {
+  const rank = (monikers: readonly string[]): string => {
+    if (monikers.includes('latest')) return 'latest';
+    return [...monikers].sort(compareMonikers)[0] ?? 'latest';
+  };
+  const sorted = [...candidates].sort((a, b) => {
+    const x = rank(a.monikers);
+    const y = rank(b.monikers);
+    if (x === y) return 0;
+    if (x === 'latest') return -1;
+    if (y === 'latest') return 1;
+    return compareMonikers(x, y);
+  });
+  return sorted[0]?.id;
+};
+
+const EXCERPT_CHARS = 1200;
+
+/** Markdown to searchable text: link targets, HTML tags and emphasis markers out. */
+export const plainText = (markdown: string): string =>
+  markdown
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\]\([^)]*\)/g, ']')
+    .replace(/<[^>\n]+>/g, ' ')
+    .replace(/[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}/g, '');
+
+interface Slice {
+  readonly anchor: string | null;
+  readonly heading: string;
+  readonly path: readonly string[];
+  readonly text: string;
+}
+
+const slices = (title: string, body: string, sections: readonly PageSectionRef[]): Slice[] => {
+  const out: Slice[] = [];
+  const first = sections[0]?.offset ?? body.length;
+  if (body.slice(0, first).trim() !== '') {
+    out.push({ anchor: null, heading: title, path: [title], text: body.slice(0, first) });
+  }
+  const stack: PageSectionRef[] = [];
+  sections.forEach((section, index) => {
+    while ((stack.at(-1)?.level ?? 0) >= section.level) stack.pop();
+    stack.push(section);
+    const end = sections[index + 1]?.offset ?? body.length;
+    out.push({
+      anchor: section.anchor,
+      heading: section.heading,
+      path: stack.map((s) => s.heading),
+      text: body.slice(section.offset, end),
+    });
+  });
+  return out;
+};
+
+/** Cuts `text` to about EXCERPT_CHARS characters, starting near its first query term. */
+const excerptOf = (
+  text: string,
+  terms: ReadonlySet<string>,
+  analyze: (t: string) => string[],
+): string => {
+  const flat = plainText(text).replace(/\s+/g, ' ').trim();
+  if (flat.length <= EXCERPT_CHARS) return flat;
+  const words = flat.split(' ');
+  let start = 0;
+  for (let i = 0; i < words.length; i += 1) {
+    if (analyze(words[i] ?? '').some((term) => terms.has(term))) {
+      start = Math.max(0, i - 15);
+      break;
+    }
+  }
+  let out = '';
+  for (let i = start; i < words.length && out.length < EXCERPT_CHARS; i += 1)
+    out += `${words[i] ?? ''} `;
+  return `${start > 0 ? '… ' : ''}${out.trim()} …`;
+};
+
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * The section of a page that answers the query best: each section (heading path counted
+ * twice, as the index counts headings) scored by BM25 with the corpus's term weights; the
+ * page's intro when no section mentions a query term.
+ */
+export const bestSection = (
+  page: {
+    readonly title: string;
+    readonly body: string;
+    readonly sections: readonly PageSectionRef[];
+  },
+  weights: ReadonlyMap<string, number>,
+  analyze: (text: string) => string[],
+): SectionHit | undefined => {
+  const parts = slices(page.title, page.body, page.sections);
+  if (parts.length === 0) return undefined;
+  const scored = parts.map((part) => {
+    const terms = [
+      ...analyze(part.path.join(' ')),
+      ...analyze(part.path.join(' ')),
+      ...analyze(plainText(part.text)),
+    ];
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return { part, counts, length: terms.length };
+  });
+  const average = scored.reduce((sum, s) => sum + s.length, 0) / scored.length || 1;
+  let best = scored[0];
+  let bestScore = 0;
+  for (const candidate of scored) {
+    let score = 0;
+    for (const [term, idf] of weights) {
+      const tf = candidate.counts.get(term) ?? 0;
+      if (tf > 0)
+        score += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * candidate.length) / average));
+    }
+    if (score > bestScore) {
+      bestScore = score;
+      best = candidate;
+    }
+  }
+  if (!best) return undefined;
+  return {
+    anchor: best.part.anchor,
+    heading: best.part.heading,
+    path: best.part.path,
+    excerpt: excerptOf(best.part.text, new Set(weights.keys()), analyze),
+  };
+};
