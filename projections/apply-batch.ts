@@ -87,6 +87,7 @@ export const applyBatch = async (
       position: last.position,
       uris: changes.uris,
       collections: changes.collections,
+      ...(changes.products ? { products: changes.products } : {}),
     };
     const advance = `UPDATE projections.checkpoints
         SET position = $3, events_applied = events_applied + $4, error = NULL, updated_at = now()

@@ -25,6 +25,10 @@ export interface ChangeNotice {
    * resource they follow in them (comparing `contentHash`).
    */
   readonly truncated?: true;
+  /** The product of each URI in `uris` (null: none); absent from notices of older versions. */
+  readonly products?: Readonly<Record<string, string | null>>;
+  /** With `truncated`: every product a changed resource belongs to (null: one without). */
+  readonly touchedProducts?: readonly (string | null)[];
 }
 
 /** `cogitave://request/req-1` → `cogitave://request/`; undefined for anything else. */
@@ -44,11 +48,15 @@ const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
 export const buildChangePayload = (notice: ChangeNotice, maxBytes = NOTIFY_MAX_BYTES): string => {
   const uris = [...new Set(notice.uris)];
   const collections = [...new Set(notice.collections)];
+  const products = notice.products ?? {};
   const full = JSON.stringify({
     projection: notice.projection,
     position: notice.position,
     uris,
     collections,
+    ...(notice.products
+      ? { products: Object.fromEntries(uris.map((uri) => [uri, products[uri] ?? null])) }
+      : {}),
   });
   if (byteLength(full) <= maxBytes && notice.truncated !== true) return full;
   const touched = new Set(collections);
@@ -56,12 +64,16 @@ export const buildChangePayload = (notice: ChangeNotice, maxBytes = NOTIFY_MAX_B
     const collection = collectionOf(uri);
     if (collection !== undefined) touched.add(collection);
   }
+  const touchedProducts = notice.products
+    ? [...new Set(uris.map((uri) => products[uri] ?? null))]
+    : notice.touchedProducts;
   const truncated = JSON.stringify({
     projection: notice.projection,
     position: notice.position,
     uris: [],
     collections: [...touched].sort(),
     truncated: true,
+    ...(touchedProducts ? { touchedProducts } : {}),
   });
   if (byteLength(truncated) <= maxBytes) return truncated;
   const bare = JSON.stringify({
@@ -85,6 +97,8 @@ const noticeSchema = z.object({
   uris: z.array(z.string()),
   collections: z.array(z.string()),
   truncated: z.literal(true).optional(),
+  products: z.record(z.string(), z.string().nullable()).optional(),
+  touchedProducts: z.array(z.string().nullable()).optional(),
 });
 
 /** Parses a payload from the channel; undefined when it is not a change notice. */
@@ -97,6 +111,12 @@ export const parseChangePayload = (payload: string): ChangeNotice | undefined =>
   }
   const parsed = noticeSchema.safeParse(value);
   if (!parsed.success) return undefined;
-  const { truncated, position, ...rest } = parsed.data;
-  return { ...rest, position, ...(truncated ? { truncated } : {}) };
+  const { truncated, position, products, touchedProducts, ...rest } = parsed.data;
+  return {
+    ...rest,
+    position,
+    ...(truncated ? { truncated } : {}),
+    ...(products ? { products } : {}),
+    ...(touchedProducts ? { touchedProducts } : {}),
+  };
 };

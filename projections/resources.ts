@@ -114,6 +114,7 @@ export const prepareResources = (
     json: JSON.stringify(rows),
     changes: {
       uris: rows.map((row) => row.uri),
+      products: Object.fromEntries(rows.map((row) => [row.uri, row.product])),
       collections: [
         ...new Set(rows.filter((_, i) => writes[i]?.created).map((row) => row.collection)),
       ],

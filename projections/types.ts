@@ -38,6 +38,11 @@ export interface ResourceChanges {
   readonly uris: readonly string[];
   /** Collection URIs (e.g. `cogitave://request/`) whose membership changed. */
   readonly collections: readonly string[];
+  /**
+   * The product of each changed URI (null: none), so a notification reaches only who may read
+   * the resource, deleted ones included.
+   */
+  readonly products?: Readonly<Record<string, string | null>>;
 }
 
 export const NO_CHANGES: ResourceChanges = { uris: [], collections: [] };

@@ -10,8 +10,13 @@ import type { Logger } from '../../services/runtime/logger.js';
 import type { TokenAuth } from '../auth/tokens.js';
 import { LOCAL_CALLER, type Caller } from '../registry.js';
 import type { McpGateway } from '../server/factory.js';
-import { decideAccess, oauthScopeOf, oauthScopesOf } from '../../services/access/grants.js';
-import { modernDeliveryFor } from '../server/subscriptions.js';
+import {
+  decideAccess,
+  oauthScopeOf,
+  oauthScopesOf,
+  readScopeOf,
+} from '../../services/access/grants.js';
+import { modernDeliveryFor, scopeDelivery } from '../server/subscriptions.js';
 import type { GatewayServices } from '../services.js';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../server/depth.js';
 import type { HttpRoute, PublicUrls } from './server.js';
@@ -148,14 +153,21 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
   const onerror = (error: Error): void => {
     logger.debug({ err: error }, 'MCP request refused or failed');
   };
-  const modern = createMcpHandler(
-    (context) => gateway.createServer(callerOf(context.authInfo), { era: context.era }),
-    {
-      legacy: 'reject',
-      onerror,
-      maxSubscriptions: options.listen?.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams,
-    },
-  );
+  const maxListenStreams = options.listen?.maxStreams ?? DEFAULT_LISTEN_LIMITS.maxStreams;
+  // One 2026-07-28 handler per caller: its listen streams hear only what that caller may read
+  // (the SDK's bus matches URIs, not callers), so each caller's bus gets its own deliveries.
+  const modernHandlers = new Map<Caller, ReturnType<typeof createMcpHandler>>();
+  const modernFor = (caller: Caller): ReturnType<typeof createMcpHandler> => {
+    let handler = modernHandlers.get(caller);
+    if (!handler) {
+      handler = createMcpHandler(
+        (context) => gateway.createServer(callerOf(context.authInfo), { era: context.era }),
+        { legacy: 'reject', onerror, maxSubscriptions: maxListenStreams },
+      );
+      modernHandlers.set(caller, handler);
+    }
+    return handler;
+  };
   const maxListenPerCaller = options.listen?.maxPerCaller ?? DEFAULT_LISTEN_LIMITS.maxPerCaller;
   const listening = new Map<string, number>();
   let listenStreams = 0;
@@ -173,6 +185,14 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
     caller: Caller,
   ): Promise<Response> => {
     const isListen = (body as JsonRpcCall | undefined)?.method === 'subscriptions/listen';
+    if (isListen && listenStreams >= maxListenStreams) {
+      return jsonRpcError(
+        503,
+        -32000,
+        `This server holds ${String(maxListenStreams)} subscriptions/listen streams, its limit; retry later`,
+        (body as { id?: unknown }).id ?? null,
+      );
+    }
     if (isListen && (listening.get(caller.actor) ?? 0) >= maxListenPerCaller) {
       return jsonRpcError(
         429,
@@ -181,7 +201,7 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
         (body as { id?: unknown }).id ?? null,
       );
     }
-    const response = await modern.fetch(request, {
+    const response = await modernFor(caller).fetch(request, {
       authInfo: authInfoOf(caller),
       ...(body !== undefined ? { parsedBody: body } : {}),
     });
@@ -202,8 +222,11 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
   // replica arrive.
   const stopFeed = options.services.changes.onChange((signal) => {
     const delivery = modernDeliveryFor(signal);
-    for (const uri of delivery.updated) modern.notify.resourceUpdated(uri);
-    if (delivery.listChanged) modern.notify.resourcesChanged();
+    for (const [caller, handler] of modernHandlers) {
+      const scoped = scopeDelivery(readScopeOf(caller.grants), signal, delivery);
+      for (const uri of scoped.updated) handler.notify.resourceUpdated(uri);
+      if (scoped.listChanged) handler.notify.resourcesChanged();
+    }
   });
 
   const resourceUrl = (urls: PublicUrls): string => urls.mcp.href;
@@ -331,7 +354,7 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
     close: async () => {
       stopFeed();
       await sessions.close();
-      await modern.close();
+      await Promise.all([...modernHandlers.values()].map((handler) => handler.close()));
     },
   };
 };

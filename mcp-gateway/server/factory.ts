@@ -7,7 +7,7 @@ import type { ChangeSignal } from '../../projections/change-feed.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
-import { mayReadType, readScopeOf, type ReadScope } from '../../services/access/grants.js';
+import { readScopeOf, type ReadScope } from '../../services/access/grants.js';
 import { SERVER_ICON } from './icons.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
@@ -22,7 +22,7 @@ import {
   resourceTemplates,
   subscriptionProblem,
 } from './resources.js';
-import { ConnectionSubscriptions, modernDeliveryFor } from './subscriptions.js';
+import { ConnectionSubscriptions, modernDeliveryFor, scopeDelivery } from './subscriptions.js';
 import { callTool, prepareTools, toolListEntry, type PreparedTool } from './tools.js';
 
 export type Era = 'legacy' | 'modern';
@@ -203,12 +203,12 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       });
     }
     const deliver = async (signal: ChangeSignal): Promise<void> => {
-      const delivery =
-        era === 'legacy' ? subscriptions.deliveryFor(signal) : modernDeliveryFor(signal);
-      for (const uri of delivery.updated) {
-        if (!(await visible(scope, uri))) continue;
-        await server.sendResourceUpdated({ uri });
-      }
+      const delivery = scopeDelivery(
+        scope,
+        signal,
+        era === 'legacy' ? subscriptions.deliveryFor(signal) : modernDeliveryFor(signal),
+      );
+      for (const uri of delivery.updated) await server.sendResourceUpdated({ uri });
       if (delivery.listChanged) await server.sendResourceListChanged();
     };
     const stop = services.changes.onChange((signal) => {
@@ -221,14 +221,6 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       stop();
       previous?.();
     };
-  };
-
-  /** Collection subscriptions must not reveal members of products outside the grant. */
-  const visible = async (scope: ReadScope, uri: string): Promise<boolean> => {
-    const parsed = parseResourceUri(uri);
-    if (!parsed) return false;
-    if (parsed.kind === 'collection') return mayReadType(scope, parsed.type);
-    return (await services.resources.entry(scope, uri)) !== undefined;
   };
 
   return {

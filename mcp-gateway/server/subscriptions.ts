@@ -1,5 +1,11 @@
-import { collectionOf } from '../../projections/change-payload.js';
+import { collectionOf, type ChangeNotice } from '../../projections/change-payload.js';
 import type { ChangeSignal } from '../../projections/change-feed.js';
+import {
+  isUnrestricted,
+  mayReadProduct,
+  mayReadType,
+  type ReadScope,
+} from '../../services/access/grants.js';
 
 /** What one connection must be told about a committed change. */
 export interface Delivery {
@@ -75,5 +81,58 @@ export const modernDeliveryFor = (signal: ChangeSignal): Delivery => {
   return {
     updated: [...updated],
     listChanged: notice.collections.length > 0 || notice.truncated === true,
+  };
+};
+
+const typeOfUri = (uri: string): string | undefined => /^cogitave:\/\/([^/]+)\//.exec(uri)?.[1];
+
+/**
+ * What of a change the scope may hear of: an item only when it may read that item (by the
+ * product the notice names, so a deleted one too), a collection only when a member it may read
+ * changed or joined or left, `list_changed` only for such a membership change. A notice
+ * without products (from an older replica) reaches product-restricted scopes with nothing.
+ */
+const hearsOf = (scope: ReadScope, notice: ChangeNotice) => {
+  const item = (uri: string): boolean => {
+    const type = typeOfUri(uri);
+    if (type === undefined || !mayReadType(scope, type)) return false;
+    if (scope.products === '*') return true;
+    const products = notice.products;
+    return (
+      products !== undefined && uri in products && mayReadProduct(scope, products[uri] ?? null)
+    );
+  };
+  const collection = (uri: string): boolean => {
+    const type = typeOfUri(uri);
+    if (type === undefined || !mayReadType(scope, type)) return false;
+    if (scope.products === '*') return true;
+    if (notice.truncated === true)
+      return (notice.touchedProducts ?? []).some((product) => mayReadProduct(scope, product));
+    return notice.uris.some((member) => collectionOf(member) === uri && item(member));
+  };
+  return { item, collection };
+};
+
+/** A delivery narrowed to what `scope` may hear of (see `hearsOf`); resyncs carry no data. */
+export const scopeDelivery = (
+  scope: ReadScope,
+  signal: ChangeSignal,
+  delivery: Delivery,
+): Delivery => {
+  if (signal.kind === 'resync' || isUnrestricted(scope)) return delivery;
+  const { notice } = signal;
+  const hears = hearsOf(scope, notice);
+  const isCollection = (uri: string): boolean => collectionOf(uri) === uri;
+  return {
+    updated: delivery.updated.filter((uri) =>
+      isCollection(uri) ? hears.collection(uri) : hears.item(uri),
+    ),
+    listChanged:
+      delivery.listChanged &&
+      (notice.truncated === true
+        ? notice.collections.length === 0
+          ? (notice.touchedProducts ?? []).some((product) => mayReadProduct(scope, product))
+          : notice.collections.some(hears.collection)
+        : notice.collections.some(hears.collection)),
   };
 };

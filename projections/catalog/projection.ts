@@ -185,6 +185,12 @@ const apply = async (
       ...written.uris,
       ...removed.map((content) => catalogNodeUri(content.label, content.uid)),
     ],
+    products: {
+      ...written.products,
+      ...Object.fromEntries(
+        removed.map((content) => [catalogNodeUri(content.label, content.uid), content.product]),
+      ),
+    },
     collections: [
       ...new Set([
         ...written.collections,
