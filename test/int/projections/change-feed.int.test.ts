@@ -135,7 +135,14 @@ describe.each(['postgres', 'pglite'] as const)('change feed (%s)', (kind) => {
     await expect
       .poll(() => h.notices())
       .toEqual([
-        { projection: 'requests', position, uris: ['cogitave://request/req-2'], collections: [] },
+        {
+          projection: 'requests',
+          position,
+          uris: ['cogitave://request/req-2'],
+          collections: [],
+          // The product of each changed resource rides along, so only its readers hear of it.
+          products: { 'cogitave://request/req-2': expect.any(String) as string },
+        },
       ]);
   });
 
