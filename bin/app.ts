@@ -6,6 +6,9 @@ import {
   type ProjectionRunner,
 } from '../projections/index.js';
 import { PROJECTIONS } from '../projections/registry.js';
+import { auditMigrations } from '../services/audit/seal.js';
+import { createAuditService, type AuditService } from '../services/audit/service.js';
+import { auditSettingsFromConfig, type AuditSettings } from '../services/audit/settings.js';
 import { openDatabase, type Database } from '../services/database/database.js';
 import { migrate } from '../services/database/migrate.js';
 import { mapDatabaseError } from '../services/database/transient.js';
@@ -15,6 +18,7 @@ import {
 } from '../services/event-store/postgres/adapter.js';
 import type { EventStore } from '../services/event-store/types.js';
 import { githubReactorMigrations } from '../services/github/checkpoint.js';
+import { githubDigestWitness } from '../services/github/digest-witness.js';
 import {
   createGitHubIntegration,
   githubSettingsFromConfig,
@@ -38,6 +42,9 @@ export interface App {
    * Undefined in local approval mode (no GitHub credentials configured).
    */
   readonly github: GitHubIntegration | undefined;
+  /** Seal, digests and verification of the log (`serve` publishes digests periodically). */
+  readonly audit: AuditService;
+  readonly auditSettings: AuditSettings;
   /** The read models' runner (not started; `serve` starts it, one-shot commands do not). */
   readonly projections: ProjectionRunner;
   /**
@@ -61,6 +68,8 @@ export const createApp = async (
   logger: Logger,
   options: AppOptions = {},
 ): Promise<App> => {
+  // Keys are read before anything opens: a bad one is a configuration error.
+  const auditSettings = auditSettingsFromConfig(config);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -72,7 +81,12 @@ export const createApp = async (
     // Every command migrates the read models too, so `cogitave migrate` creates everything.
     await migrate(
       database.pool,
-      [eventStoreMigrations, githubReactorMigrations, ...projectionMigrationSets(PROJECTIONS)],
+      [
+        eventStoreMigrations,
+        auditMigrations,
+        githubReactorMigrations,
+        ...projectionMigrationSets(PROJECTIONS),
+      ],
       logger,
     ).catch((error: unknown) => {
       throw mapDatabaseError(error);
@@ -94,6 +108,15 @@ export const createApp = async (
           logger,
         })
       : undefined;
+    const audit = createAuditService({
+      database,
+      eventStore,
+      logger,
+      digestDir: auditSettings.digestDir,
+      signingKey: auditSettings.signingKey,
+      trustedKey: auditSettings.trustedKey,
+      witnesses: github ? [githubDigestWitness(github.operations)] : [],
+    });
     const changes = lazyChangeFeed(() => createChangeFeed({ database, logger }));
     const projections = createProjectionRunner({
       database,
@@ -108,6 +131,8 @@ export const createApp = async (
       database,
       eventStore,
       github,
+      audit,
+      auditSettings,
       projections,
       changes,
       close: async () => {

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { readPackageInfo } from './package-info.js';
 import { isCogitaveError, type ErrorCode } from '../services/runtime/errors.js';
 import { configCommand } from './commands/config.js';
+import { digestCommand } from './commands/digest.js';
 import { eventsCommand } from './commands/events.js';
 import { ingestCommand } from './commands/ingest.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -36,6 +37,7 @@ const program = new Command('cogitave')
   .addCommand(migrateCommand)
   .addCommand(eventsCommand)
   .addCommand(verifyCommand)
+  .addCommand(digestCommand)
   .addCommand(replayCommand)
   .addCommand(ingestCommand)
   .addCommand(sourcesCommand)

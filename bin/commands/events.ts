@@ -1,4 +1,9 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { exportLog } from '../../services/audit/export.js';
 import { parsePosition } from '../../services/event-store/position.js';
 import type { EventFilter, Position, RecordedEvent } from '../../services/event-store/types.js';
 import { MAX_READ_COUNT } from '../../services/event-store/validation.js';
@@ -132,7 +137,34 @@ function parsePositionFlag(value: string): Position {
   }
 }
 
+/** Writes a line, waiting for the stream to drain when its buffer is full. */
+const lineWriter =
+  (out: Writable) =>
+  async (line: string): Promise<void> => {
+    if (!out.write(line)) await once(out, 'drain');
+  };
+
+const exportCommand = new Command('export')
+  .description(
+    'Write the whole log as JSON Lines, one event per line in log order, with its stored content, its stream chain (prevHash, hash) and the global chain (sequence, logHash): what an auditor checks with their own code (see services/audit/README.md).',
+  )
+  .option('--out <file>', 'write to this file instead of stdout')
+  .action(async (flags: { out?: string }) => {
+    await withApp(true, async ({ eventStore }) => {
+      const out = flags.out === undefined ? process.stdout : createWriteStream(resolve(flags.out));
+      const summary = await exportLog({ eventStore, write: lineWriter(out) });
+      if (out !== process.stdout) {
+        out.end();
+        await once(out, 'finish');
+      }
+      process.stderr.write(
+        `exported ${summary.events} events${summary.logHash ? ` (last logHash ${summary.logHash})` : ''}\n`,
+      );
+    });
+  });
+
 export const eventsCommand = new Command('events')
-  .description('Read the event log: one stream, or the whole log as it grows.')
+  .description('Read the event log: one stream, or the whole log as it grows; export it for audit.')
   .addCommand(readCommand)
-  .addCommand(tailCommand);
+  .addCommand(tailCommand)
+  .addCommand(exportCommand);

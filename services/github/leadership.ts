@@ -24,6 +24,8 @@ export interface AdvisoryLeadershipOptions {
   /** A 64-bit key shared by every process running this reactor. */
   readonly key: bigint;
   readonly logger: Logger;
+  /** What the leader runs, for the standby's log line (default "the GitHub reactor"). */
+  readonly what?: string;
   /** How often a standby tries again (default 5 s). */
   readonly retryMs?: number;
 }
@@ -60,7 +62,9 @@ export const createAdvisoryLeadership = (options: AdvisoryLeadershipOptions): Le
           };
         }
         if (!announced) {
-          options.logger.info('another process runs the GitHub reactor; standing by');
+          options.logger.info(
+            `another process runs ${options.what ?? 'the GitHub reactor'}; standing by`,
+          );
           announced = true;
         }
       } catch (error) {

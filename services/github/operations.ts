@@ -83,6 +83,11 @@ export interface GitHubOperations {
     },
     signal?: AbortSignal,
   ): Promise<PullRef & { created: boolean }>;
+  /** Makes `path` on `branch` (created from the base branch when absent) read `content`. */
+  ensureFileOnBranch(
+    input: { branch: string; path: string; content: string; commitMessage: string },
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 export const createGitHubOperations = (options: GitHubOperationsOptions): GitHubOperations => {
@@ -279,6 +284,11 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
     baseBranch: resolveBaseBranch,
     findIntakeIssue,
     findPullRequest,
+
+    ensureFileOnBranch: async (input, signal) => {
+      await ensureBranch(input.branch, signal);
+      await ensureFile(input, signal);
+    },
 
     ensureIntakeIssue: async ({ requestId, title, body }, signal) => {
       const labels = [BASE_LABEL, INTAKE_LABEL, requestLabel(requestId)];

@@ -52,6 +52,15 @@ export class Secret {
 
 const secret = (rule: z.ZodType<string>) => rule.transform((value) => new Secret(value)).optional();
 
+/** A PEM private key setting; one-line forms from .env files and secret stores: literal \n becomes a newline. */
+const pemPrivateKey = (pattern: RegExp, message: string) =>
+  secret(
+    z
+      .string()
+      .transform((value) => value.replace(/\\n/g, '\n').trim())
+      .pipe(z.string().regex(pattern, message)),
+  );
+
 const optionalId = z
   .union(
     [
@@ -197,19 +206,9 @@ const settings = {
   },
   githubAppPrivateKey: {
     env: 'GITHUB_APP_PRIVATE_KEY',
-    schema: secret(
-      z
-        .string()
-        // One-line forms from .env files and secret stores: literal \n becomes a newline.
-        .transform((value) => value.replace(/\\n/g, '\n').trim())
-        .pipe(
-          z
-            .string()
-            .regex(
-              /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/,
-              'must be a PEM private key (-----BEGIN ... PRIVATE KEY-----; \\n escapes allowed)',
-            ),
-        ),
+    schema: pemPrivateKey(
+      /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/,
+      'must be a PEM private key (-----BEGIN ... PRIVATE KEY-----; \\n escapes allowed)',
     ),
     doc: 'PEM private key of the GitHub App (newlines may be written as \\n).',
   },
@@ -322,6 +321,34 @@ const settings = {
     schema: secret(z.string().trim().min(1)),
     doc: 'Bearer key of the embeddings API (omit for local servers that need none).',
   },
+  digestDir: {
+    env: 'COGITAVE_DIGEST_DIR',
+    schema: z.string().trim().min(1).default('.cogitave/digests'),
+    doc: 'Folder digests of the log are published to (digests.jsonl, latest.json); `cogitave verify` checks against its latest.',
+  },
+  digestIntervalMs: {
+    env: 'COGITAVE_DIGEST_INTERVAL_MS',
+    schema: wholeNumber(0, 86_400_000, 60_000),
+    doc: 'A serve process publishes a digest this often when the log moved (and always at shutdown); 0: at shutdown only.',
+  },
+  digestSigningKey: {
+    env: 'COGITAVE_DIGEST_SIGNING_KEY',
+    schema: pemPrivateKey(
+      /^-----BEGIN PRIVATE KEY-----\n[\s\S]+\n-----END PRIVATE KEY-----$/,
+      'must be a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----; \\n escapes allowed), e.g. from openssl genpkey -algorithm ed25519',
+    ),
+    doc: 'Ed25519 private key (PEM PKCS#8) that signs digests. Unset (and no COGITAVE_DIGEST_SIGNING_KEY_FILE): digests are unsigned.',
+  },
+  digestSigningKeyFile: {
+    env: 'COGITAVE_DIGEST_SIGNING_KEY_FILE',
+    schema: z.string().trim().min(1).optional(),
+    doc: 'A file holding the digest signing key (instead of COGITAVE_DIGEST_SIGNING_KEY).',
+  },
+  digestPublicKey: {
+    env: 'COGITAVE_DIGEST_PUBLIC_KEY',
+    schema: z.string().trim().min(1).optional(),
+    doc: "Ed25519 public key (PEM, or the 32 raw bytes in base64) digests must be signed with; `verify` refuses others. Default: the signing key's.",
+  },
 } as const;
 
 type Settings = typeof settings;
@@ -336,6 +363,7 @@ const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'githubAppPrivateKey',
   'githubWebhookSecret',
   'embeddingsApiKey',
+  'digestSigningKey',
 ]);
 
 export const describeSettings = (): { env: string; key: string; doc: string }[] =>
@@ -405,6 +433,11 @@ export const loadConfig = (
     }
   }
   if (problems.length === 0) problems.push(...checkGitHubSettings(config));
+  if (config.digestSigningKey !== undefined && config.digestSigningKeyFile !== undefined) {
+    problems.push(
+      'COGITAVE_DIGEST_SIGNING_KEY_FILE: set either it or COGITAVE_DIGEST_SIGNING_KEY, not both',
+    );
+  }
   if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
     problems.push('EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set (the model to call)');
   }

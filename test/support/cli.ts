@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -22,8 +25,14 @@ export const cliEnv = (overrides: Record<string, string>): NodeJS.ProcessEnv => 
     env[key] = value;
   }
   // The shipped corpus's start-up ingest compiles its samples (seconds of CPU per fresh data
-  // folder); tests that want the catalog say so with CATALOG_DIR.
-  return { ...env, CATALOG_DIR: 'none', ...overrides };
+  // folder); tests that want the catalog say so with CATALOG_DIR. Digests go to a folder of
+  // this environment's own: the default (.cogitave/digests) would mix every test's logs.
+  return {
+    ...env,
+    CATALOG_DIR: 'none',
+    COGITAVE_DIGEST_DIR: mkdtempSync(join(tmpdir(), 'cogitave-test-digests-')),
+    ...overrides,
+  };
 };
 
 export interface CliResult {

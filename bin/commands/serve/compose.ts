@@ -1,6 +1,7 @@
 import type { TokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import type { McpGateway } from '../../../mcp-gateway/server/factory.js';
 import type { App } from '../../app.js';
+import { auditPart } from './audit.js';
 import { gatewayPart } from './gateway.js';
 import { pingDatabase } from './ops.js';
 import { mergeParts, type ServedPart } from './parts.js';
@@ -40,8 +41,10 @@ export const composeRole = async (
         standalone: !wanted.projector,
       })
     : undefined;
+  // Parts close in reverse: digest publication last, after every writer has stopped.
   const parts = [
     database,
+    ...(wanted.projector ? [auditPart(app)] : []),
     ...(wanted.reactor ? [reactorPart(app)] : []),
     ...(gateway ? [gateway] : []),
     ...(wanted.projector ? [projectorPart(app)] : []),

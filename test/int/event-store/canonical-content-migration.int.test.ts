@@ -14,7 +14,7 @@ import {
   type PostgresEventStore,
 } from '../../../services/event-store/postgres/adapter.js';
 import type { EventMetadata, RecordedEvent } from '../../../services/event-store/types.js';
-import { verifyLog } from '../../../services/event-store/verify.js';
+import { verifyLog } from '../../../services/audit/verify.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 
@@ -194,8 +194,12 @@ const describeMigration = (
           expect(broken).toBeNull();
         }
       }
-      const report = await verifyLog(store);
-      expect(report.broken).toMatchObject({ streamId: written.tampered.streamId, revision: 1n });
+      const report = await verifyLog({ eventStore: store });
+      expect(report.problem).toMatchObject({
+        kind: 'altered',
+        streamId: written.tampered.streamId,
+        revision: 1,
+      });
     });
 
     it('given the converted table, when inspected, then the jsonb columns are gone and the old positions and order are kept', async () => {

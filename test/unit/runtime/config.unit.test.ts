@@ -41,6 +41,8 @@ const DEFAULTS = {
   httpHost: '127.0.0.1',
   httpPort: 3100,
   logLevel: 'info',
+  digestDir: '.cogitave/digests',
+  digestIntervalMs: 60_000,
 };
 
 /** The bounds of the HTTP and MCP edge, all with defaults. */
@@ -92,6 +94,8 @@ describe('loadConfig from the environment', () => {
       httpPort: 8080,
       logLevel: 'debug',
       ...EDGE_DEFAULTS,
+      digestDir: '.cogitave/digests',
+      digestIntervalMs: 60_000,
     });
   });
 
@@ -350,8 +354,13 @@ describe('describeSettings', () => {
       'EMBEDDINGS_URL',
       'EMBEDDINGS_MODEL',
       'EMBEDDINGS_API_KEY',
+      'COGITAVE_DIGEST_DIR',
+      'COGITAVE_DIGEST_INTERVAL_MS',
+      'COGITAVE_DIGEST_SIGNING_KEY',
+      'COGITAVE_DIGEST_SIGNING_KEY_FILE',
+      'COGITAVE_DIGEST_PUBLIC_KEY',
     ]);
-    expect(rows.map((row) => row.key).slice(0, 9)).toEqual(Object.keys(DEFAULTS));
+    expect(rows.map((row) => row.key).slice(0, 9)).toEqual(Object.keys(DEFAULTS).slice(0, 9));
     for (const row of rows) expect(row.doc.length).toBeGreaterThan(10);
   });
 });
