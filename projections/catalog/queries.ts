@@ -208,7 +208,21 @@ export const countNodesByLabel = async (
       WHERE ${nodeInScope('n', 1, 2)} GROUP BY label`,
     scopeValues(scope),
   );
-  return new Map(result.rows.map((row) => [row.label, Number(row.count)]));
+  const counts = new Map(result.rows.map((row) => [row.label, Number(row.count)]));
+  // Request nodes are the requests read model's rows (as query_graph matches them).
+  const labels = labelsInScope(scope);
+  const present = await db.query<{ table: string | null }>(
+    `SELECT to_regclass('read_model.requests')::text AS table`,
+  );
+  if ((labels === null || labels.includes('Request')) && present.rows[0]?.table) {
+    const requests = await db.query<{ count: string }>(
+      `SELECT count(*) AS count FROM read_model.requests
+        WHERE $1::text[] IS NULL OR product = ANY($1::text[])`,
+      [scopeSqlValues(scope).products],
+    );
+    counts.set('Request', Number(requests.rows[0]?.count ?? 0));
+  }
+  return counts;
 };
 
 /** uid and title of every node of the scope (for closest-match suggestions), capped. */
