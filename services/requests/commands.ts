@@ -1,8 +1,14 @@
 import type { Evidence } from '../../lifecycle/evidence.js';
 import type { Stage } from '../../lifecycle/stages.js';
 import type { CommandMetadata } from '../commands/metadata.js';
-import type { ExpectedRevision } from '../event-store/types.js';
-import type { AcceptanceCriterion, ApprovalChannel, Priority, RequestLink } from './events.js';
+import type { ExpectedRevision, Position } from '../event-store/types.js';
+import type {
+  AcceptanceCriterion,
+  ApprovalChannel,
+  Priority,
+  RequestLink,
+  RequestProposed,
+} from './events.js';
 
 export interface IntakeInput {
   readonly title: string;
@@ -38,6 +44,19 @@ export interface CommandResult {
   readonly requestId: string;
   /** Revision of the request stream after the command. */
   readonly revision: bigint;
+}
+
+/**
+ * An intake's outcome: the request as decided, so the answer need not wait for the read
+ * model, and where it is in the log, so a later read can wait for exactly that.
+ */
+export interface IntakeResult extends CommandResult {
+  /** Position of the RequestProposed event (the request's revision 0). */
+  readonly position: Position;
+  /** The request's first event as stored (decided now, or by an earlier attempt). */
+  readonly proposed: RequestProposed;
+  /** Its metadata `at`: when the intake was decided. */
+  readonly at: string;
 }
 
 export type { AcceptanceCriterion };
@@ -78,7 +97,7 @@ export interface WithdrawInput {
  * redelivered webhooks and restarted reactors are safe.
  */
 export interface RequestCommandHandlers {
-  proposeIntake(input: IntakeInput, meta: CommandMetadata): Promise<CommandResult>;
+  proposeIntake(input: IntakeInput, meta: CommandMetadata): Promise<IntakeResult>;
   proposeStageAdvance(
     input: StageAdvanceInput,
     meta: CommandMetadata,

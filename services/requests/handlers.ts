@@ -8,7 +8,7 @@ import { eventMetadata, parseCommandMetadata, type CommandMetadata } from '../co
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore, ExpectedRevision, RecordedEvent } from '../event-store/types.js';
 import { CogitaveError } from '../runtime/errors.js';
-import type { CommandResult, RequestCommandHandlers } from './commands.js';
+import type { CommandResult, IntakeResult, RequestCommandHandlers } from './commands.js';
 import { decide, requestIdOf, type RequestCommand } from './decide.js';
 import { RequestChanged } from './errors.js';
 import { REQUEST_EVENT_TYPES, requestStreamId, type RequestEvent } from './events.js';
@@ -21,7 +21,7 @@ import {
   stageAdvanceInputSchema,
   withdrawInputSchema,
 } from './inputs.js';
-import { allocateRequestId, type RequestIdAllocation } from './request-ids.js';
+import { createRequestIdAllocator, type RequestIdAllocation } from './request-ids.js';
 import { evolve, initialState, type RequestState } from './state.js';
 
 /**
@@ -100,15 +100,6 @@ interface StoredIntake {
 export const createRequestCommandHandlers = ({
   eventStore,
 }: RequestCommandHandlerDeps): RequestCommandHandlers => {
-  // Intakes of one process allocate their ids one at a time: concurrent allocations would only
-  // race for the same counter revision and retry (quadratic under load). Across processes the
-  // race remains, and the allocator settles it.
-  let allocating: Promise<unknown> = Promise.resolve();
-  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = allocating.then(work, work);
-    allocating = next.catch(() => undefined);
-    return next;
-  };
   const execute = async (
     command: RequestCommand,
     expected?: ExpectedRevision,
@@ -138,16 +129,31 @@ export const createRequestCommandHandlers = ({
     return { revision: outcome.revision ?? -1n, events: outcome.events };
   };
 
-  const createRequest = async (allocation: RequestIdAllocation<StoredIntake>): Promise<void> => {
+  /** Appends the allocated request's RequestProposed (again, idempotently, on a retry). */
+  const createRequest = async (
+    allocation: RequestIdAllocation<StoredIntake>,
+  ): Promise<Omit<IntakeResult, 'requestId' | 'revision'>> => {
     const { intake, meta } = allocation.payload;
     const events = decide(
       { type: 'ProposeIntake', requestId: allocation.requestId, intake, meta },
       initialState,
     );
-    await eventStore.append(requestStreamId(allocation.requestId), toEventsToAppend(events, meta), {
-      expectedRevision: 'no_stream',
-    });
+    const proposed = events[0];
+    if (proposed?.type !== 'RequestProposed' || events.length !== 1)
+      throw new CogitaveError('INTERNAL', 'an intake decided other events than RequestProposed');
+    const appended = await eventStore.append(
+      requestStreamId(allocation.requestId),
+      toEventsToAppend(events, meta),
+      { expectedRevision: 'no_stream' },
+    );
+    return { position: appended.position, proposed, at: eventMetadata(meta).at };
   };
+  // Intakes waiting at the same time share one allocation append (see request-ids.ts).
+  const allocator = createRequestIdAllocator({
+    eventStore,
+    readPayload: (stored) => storedIntakeSchema.parse(stored),
+    createRequest,
+  });
 
   const result = async (
     command: RequestCommand,
@@ -161,18 +167,13 @@ export const createRequestCommandHandlers = ({
     proposeIntake: async (input, meta) => {
       const parsedMeta = parseCommandMetadata(meta, 'proposeIntake');
       const intake = parseInput(intakeInputSchema, input, 'proposeIntake');
-      const allocation = await oneAtATime(() =>
-        allocateRequestId<StoredIntake>({
-          eventStore,
-          commandId: parsedMeta.commandId,
-          metadata: eventMetadata(parsedMeta),
-          payload: { intake, meta: parsedMeta },
-          readPayload: (stored) => storedIntakeSchema.parse(stored),
-          createRequest,
-        }),
-      );
+      const { allocation, created } = await allocator.allocate({
+        commandId: parsedMeta.commandId,
+        metadata: eventMetadata(parsedMeta),
+        payload: { intake, meta: parsedMeta },
+      });
       // RequestProposed is the request's first event, whoever appended it.
-      return { requestId: allocation.requestId, revision: 0n };
+      return { requestId: allocation.requestId, revision: 0n, ...created };
     },
 
     proposeStageAdvance: async (input, meta) => {

@@ -1,30 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { WrongExpectedVersion } from '../event-store/errors.js';
-import type { EventMetadata, EventStore, RecordedEvent } from '../event-store/types.js';
-import { Unavailable } from '../runtime/errors.js';
 import { commandEventId } from '../commands/event-ids.js';
+import { DuplicateEventId, WrongExpectedVersion } from '../event-store/errors.js';
+import type {
+  EventMetadata,
+  EventStore,
+  EventToAppend,
+  RecordedEvent,
+} from '../event-store/types.js';
+import { CogitaveError, Unavailable } from '../runtime/errors.js';
 import { requestStreamId } from './events.js';
 
 /**
  * Request ids `req-YYYY-NNNN`: a per-year sequence, allocated without races or gaps using
  * only the EventStore port (so it works on EventStoreDB too, which has no transactions across
- * streams and no global event-id index).
+ * streams and no global event-id index), and in batches, so concurrent intakes share appends
+ * instead of queueing for them.
  *
  * Streams:
  * - `counter-request-ids-<year>`: one `RequestIdAllocated` per id. Sequence n is the event at
- *   revision n-1, appended with that exact expected revision, so two allocators can never
- *   take the same number and no number is skipped: the loser of a race reloads and retries.
- *   The event carries the command's payload (the intake) so anyone can finish it.
+ *   revision n-1. The intakes waiting in a process are allocated together: one append of
+ *   consecutive numbers at the counter's exact revision, so two allocators can never take the
+ *   same number and none is skipped (the loser of a race reloads and retries). Each event
+ *   carries its command's payload (the intake), so anyone can finish it, and `batchFirst`,
+ *   the sequence that opened its append, so anyone can find the whole batch.
  * - `intake-command-<commandId>`: `IntakeCommandBound`, the commandId → id binding that lets a
  *   retried intake find its id without scanning the counter.
  *
- * An allocation is "complete" when it is bound and its request stream exists. Before taking
- * a number, an allocator completes the allocation at the head of the counter (whoever made
- * it). So only the newest allocation can ever be incomplete (its maker crashed), and:
- * - a retry of that command finds it at the head, or finds its binding: same id, no new number;
- * - the next intake of the year completes it: no number is left without its request.
- * Every step is an append with deterministic ids at an exact revision, so completing twice
- * (by the maker and a helper at once) is an idempotent success.
+ * An allocation is complete when it is bound and its request stream exists. Before appending
+ * a batch, an allocator makes sure the batch at the head of the counter is complete (its own,
+ * which it just completed, or anyone's, which it completes: a crashed maker's). So only the
+ * newest batch can ever hold incomplete allocations, and:
+ * - a retry of one of its commands finds it there, or finds its binding: same id, no new number;
+ * - the next intake of the year (in any process) completes it: no number stays without its
+ *   request for longer than that.
+ * Completing is appends with deterministic ids at `no_stream`, so doing it twice (the maker
+ * and a helper at once) is an idempotent success.
+ *
+ * A fresh intake must know it has no allocation yet, and an allocation may appear between a
+ * binding check and the append that would give the command a second number (a helper
+ * completing a crashed attempt's batch, or another attempt of the same command elsewhere). So
+ * a binding check only counts when it started after the allocator last saw the head complete
+ * (an *epoch*) and the counter has moved only by this allocator's own appends since: an append
+ * at the exact revision proves that. When it fails, the allocator reloads the head, completes
+ * it, starts a new epoch and checks the bindings again.
  *
  * Names avoid the `request-` prefix, so readers of request streams by prefix never see them.
  */
@@ -64,21 +83,41 @@ export interface RequestIdAllocation<Payload> {
   readonly metadata: EventMetadata;
 }
 
-export interface AllocateRequestIdOptions<Payload> {
-  readonly eventStore: EventStore;
+/** An allocation and what creating its request returned (for the command's answer). */
+export interface CompletedAllocation<Payload, Created> {
+  readonly allocation: RequestIdAllocation<Payload>;
+  readonly created: Created;
+}
+
+export interface IntakeToAllocate<Payload> {
   readonly commandId: string;
   /** The command's metadata: its `at` picks the year. */
   readonly metadata: EventMetadata;
   /** JSON stored with the allocation, enough to create the request (the intake). */
   readonly payload: Payload;
+}
+
+export interface RequestIdAllocatorOptions<Payload, Created> {
+  readonly eventStore: EventStore;
   /** Reads a stored payload back (it may have been written by another process). */
   readonly readPayload: (stored: unknown) => Payload;
-  /** Creates the allocated request's stream; must be idempotent (deterministic ids). */
-  readonly createRequest: (allocation: RequestIdAllocation<Payload>) => Promise<void>;
-  /** Give up after this many lost races (default 200) with Unavailable. */
+  /**
+   * Creates the allocated request's stream and returns what the command answers with; must be
+   * idempotent (deterministic ids), since a retry or a helper may run it again.
+   */
+  readonly createRequest: (allocation: RequestIdAllocation<Payload>) => Promise<Created>;
+  /** Most ids taken by one append (default 100). */
+  readonly maxBatch?: number;
+  /** Give up after this many lost races (default 50) with Unavailable. */
   readonly maxAttempts?: number;
-  /** How long to let a maker complete its own allocation before helping (default 25 ms). */
-  readonly helpDelayMs?: number;
+}
+
+export interface RequestIdAllocator<Payload, Created> {
+  /**
+   * The command's allocation, completed: a new id, or — a retried command — the one it got
+   * before. Concurrent calls are allocated together.
+   */
+  allocate(intake: IntakeToAllocate<Payload>): Promise<CompletedAllocation<Payload, Created>>;
 }
 
 const allocatedSchema = z.object({
@@ -87,6 +126,8 @@ const allocatedSchema = z.object({
   sequence: z.number().int().positive(),
   commandId: z.string(),
   payload: z.unknown(),
+  // Absent on allocations stored before batches: each was its own batch.
+  batchFirst: z.number().int().positive().optional(),
 });
 
 const boundSchema = z.object({
@@ -107,126 +148,314 @@ const chainMetadata = ({
   at,
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** After a lost race: a random pause that grows, so colliding allocators spread out. */
-const pause = (attempt: number): Promise<void> => sleep(Math.random() * Math.min(2 ** attempt, 50));
+const pause = (attempt: number): Promise<void> => sleep(Math.random() * Math.min(2 ** attempt, 20));
 
-export const allocateRequestId = async <Payload>(
-  options: AllocateRequestIdOptions<Payload>,
-): Promise<RequestIdAllocation<Payload>> => {
-  const { eventStore, commandId } = options;
-  const year = requestYearOf(options.metadata.at);
-  const counter = requestIdCounterStreamId(year);
+interface Pending<Payload, Created> {
+  readonly intake: IntakeToAllocate<Payload>;
+  /** The epoch its binding check started in; -1: not checked in a usable epoch. */
+  checkedIn: number;
+  settled: boolean;
+  readonly resolve: (completed: CompletedAllocation<Payload, Created>) => void;
+  readonly reject: (error: unknown) => void;
+}
 
-  const toAllocation = (event: RecordedEvent): RequestIdAllocation<Payload> => {
-    const data = allocatedSchema.parse(event.data);
-    return {
+export const createRequestIdAllocator = <Payload, Created>(
+  options: RequestIdAllocatorOptions<Payload, Created>,
+): RequestIdAllocator<Payload, Created> => {
+  const { eventStore } = options;
+  const maxBatch = options.maxBatch ?? 100;
+  const maxAttempts = options.maxAttempts ?? 50;
+  /** Commands being allocated in this process: a second call of one joins the first. */
+  const inFlight = new Map<string, Promise<CompletedAllocation<Payload, Created>>>();
+  const years = new Map<number, ReturnType<typeof yearAllocator>>();
+
+  const toAllocation = (event: RecordedEvent) => {
+    const { batchFirst, ...data } = allocatedSchema.parse(event.data);
+    const allocation: RequestIdAllocation<Payload> = {
       ...data,
       payload: options.readPayload(data.payload),
       metadata: chainMetadata(event.metadata),
     };
+    return { allocation, batchFirst: batchFirst ?? data.sequence };
   };
 
-  // The request stream is written last, so its existence means the allocation is complete.
-  const isComplete = async (allocation: RequestIdAllocation<Payload>): Promise<boolean> =>
-    (await eventStore.readStream(requestStreamId(allocation.requestId), { maxCount: 1 })).length >
-    0;
+  const bindingEvent = (allocation: RequestIdAllocation<Payload>): EventToAppend => ({
+    id: commandEventId(allocation.commandId, 'bind'),
+    type: INTAKE_COMMAND_BOUND,
+    data: { requestId: allocation.requestId, year: allocation.year, sequence: allocation.sequence },
+    metadata: allocation.metadata,
+  });
 
+  /** Binds and creates (both idempotent, so at once): the allocation is then complete. */
   const complete = async (
     allocation: RequestIdAllocation<Payload>,
-    helping: boolean,
-  ): Promise<void> => {
-    if (await isComplete(allocation)) return;
-    // Someone else's allocation is usually being completed by its maker right now: give it a
-    // moment before doing the same work again (only a crashed maker needs the help).
-    if (helping) {
-      await sleep(helpDelayMs);
-      if (await isComplete(allocation)) return;
-    }
-    const { requestId, sequence } = allocation;
-    await eventStore.append(
-      intakeCommandStreamId(allocation.commandId),
-      [
-        {
-          id: commandEventId(allocation.commandId, 'bind'),
-          type: INTAKE_COMMAND_BOUND,
-          data: { requestId, year: allocation.year, sequence },
-          metadata: allocation.metadata,
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
-    await options.createRequest(allocation);
+  ): Promise<CompletedAllocation<Payload, Created>> => {
+    const [, created] = await Promise.all([
+      eventStore.append(intakeCommandStreamId(allocation.commandId), [bindingEvent(allocation)], {
+        expectedRevision: 'no_stream',
+      }),
+      options.createRequest(allocation),
+    ]);
+    return { allocation, created };
   };
 
-  /** This command's allocation if it already has one (a retry). */
-  const findBound = async (): Promise<RequestIdAllocation<Payload> | undefined> => {
+  /** Someone else's allocation: complete only what is missing (usually nothing). */
+  const completeIfNeeded = async (allocation: RequestIdAllocation<Payload>): Promise<void> => {
+    const [bound, request] = await Promise.all([
+      eventStore.readStream(intakeCommandStreamId(allocation.commandId), { maxCount: 1 }),
+      eventStore.readStream(requestStreamId(allocation.requestId), { maxCount: 1 }),
+    ]);
+    if (bound.length === 0 || request.length === 0) await complete(allocation);
+  };
+
+  /** The allocation this command is bound to, if an earlier attempt completed one. */
+  const findBound = async (
+    commandId: string,
+  ): Promise<RequestIdAllocation<Payload> | undefined> => {
     const [bound] = await eventStore.readStream(intakeCommandStreamId(commandId), { maxCount: 1 });
     if (!bound) return undefined;
-    const { year: boundYear, sequence } = boundSchema.parse(bound.data);
-    const [allocated] = await eventStore.readStream(requestIdCounterStreamId(boundYear), {
+    const { year, sequence } = boundSchema.parse(bound.data);
+    const [allocated] = await eventStore.readStream(requestIdCounterStreamId(year), {
       fromRevision: BigInt(sequence - 1),
       maxCount: 1,
     });
-    if (!allocated) throw new Error(`intake ${commandId} is bound to a missing allocation`);
-    return toAllocation(allocated);
+    if (!allocated) {
+      throw new CogitaveError(
+        'INTERNAL',
+        `intake ${commandId} is bound to ${formatRequestId(year, sequence)}, which its counter does not hold`,
+        { commandId, year, sequence },
+      );
+    }
+    return toAllocation(allocated).allocation;
   };
 
-  const maxAttempts = options.maxAttempts ?? 200;
-  const helpDelayMs = options.helpDelayMs ?? 25;
-  for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
-    const bound = await findBound();
-    if (bound) {
-      await complete(bound, false);
-      return bound;
-    }
-    const [head] = await eventStore.readStream(counter, { direction: 'backwards', maxCount: 1 });
-    if (head) {
-      const previous = toAllocation(head);
-      const ours = previous.commandId === commandId;
-      await complete(previous, !ours);
-      if (ours) return previous;
-    }
-    const sequence = head ? Number(head.revision) + 2 : 1;
-    const allocation: RequestIdAllocation<Payload> = {
-      requestId: formatRequestId(year, sequence),
-      year,
-      sequence,
-      commandId,
-      payload: options.payload,
-      metadata: chainMetadata(options.metadata),
+  const yearAllocator = (year: number) => {
+    const counter = requestIdCounterStreamId(year);
+    /** The counter's head while it is complete and this allocator may extend it; else unknown. */
+    let head: { readonly revision: bigint | null } | undefined;
+    let epoch = 0;
+    /** Whether the counter has moved only by this allocator's appends since the epoch began. */
+    let chainIntact = false;
+    const waiting: Pending<Payload, Created>[] = [];
+    let running = false;
+
+    const invalidate = (): void => {
+      head = undefined;
+      chainIntact = false;
+      epoch += 1;
     };
-    try {
-      await eventStore.append(
-        counter,
-        [
-          {
-            id: commandEventId(commandId, 'allocate'),
-            type: REQUEST_ID_ALLOCATED,
-            data: {
-              requestId: allocation.requestId,
-              year,
-              sequence,
-              commandId,
-              payload: allocation.payload,
-            },
-            metadata: allocation.metadata,
-          },
-        ],
-        { expectedRevision: head ? head.revision : 'no_stream' },
+
+    const settle = (
+      pending: Pending<Payload, Created>,
+      outcome: { completed: CompletedAllocation<Payload, Created> } | { error: unknown },
+    ): void => {
+      if (pending.settled) return;
+      pending.settled = true;
+      if ('completed' in outcome) pending.resolve(outcome.completed);
+      else pending.reject(outcome.error);
+    };
+
+    /** Reads the head batch, completes it, and starts an epoch in which bindings are checked. */
+    const establishHead = async (open: readonly Pending<Payload, Created>[]): Promise<void> => {
+      const [last] = await eventStore.readStream(counter, { direction: 'backwards', maxCount: 1 });
+      const batch: RequestIdAllocation<Payload>[] = [];
+      if (last) {
+        const newest = toAllocation(last);
+        if (newest.batchFirst === newest.allocation.sequence) batch.push(newest.allocation);
+        else {
+          const events = await eventStore.readStream(counter, {
+            fromRevision: BigInt(newest.batchFirst - 1),
+            maxCount: newest.allocation.sequence - newest.batchFirst + 1,
+          });
+          batch.push(...events.map((event) => toAllocation(event).allocation));
+        }
+        await Promise.all(batch.map(completeIfNeeded));
+      }
+      head = { revision: last?.revision ?? null };
+      epoch += 1;
+      chainIntact = true;
+      // Commands of the head batch are allocated already (a retry, or another attempt of the
+      // same command elsewhere): they get that id.
+      await Promise.all(
+        open.flatMap((pending) => {
+          const allocation = batch.find((entry) => entry.commandId === pending.intake.commandId);
+          return allocation && !pending.settled
+            ? [
+                complete(allocation).then((completed) => {
+                  settle(pending, { completed });
+                }),
+              ]
+            : [];
+        }),
       );
-    } catch (error) {
-      if (!(error instanceof WrongExpectedVersion)) throw error;
-      // Someone took this number first: reload the head and try the next one.
-      await pause(attempt);
-      continue;
+    };
+
+    /** Settles the commands an earlier attempt already allocated (their binding exists). */
+    const settleBound = async (open: readonly Pending<Payload, Created>[]): Promise<void> => {
+      const checkedIn = epoch;
+      await Promise.all(
+        open
+          .filter((pending) => !pending.settled && pending.checkedIn !== checkedIn)
+          .map(async (pending) => {
+            const bound = await findBound(pending.intake.commandId);
+            pending.checkedIn = checkedIn;
+            if (bound) settle(pending, { completed: await complete(bound) });
+          }),
+      );
+    };
+
+    const allocateBatch = async (batch: readonly Pending<Payload, Created>[]): Promise<void> => {
+      let open = batch.filter((pending) => !pending.settled);
+      for (let attempt = 1; open.length > 0; attempt += 1) {
+        if (attempt > maxAttempts) {
+          const error = new Unavailable(
+            `Could not allocate a request id after ${maxAttempts} attempts: too many intakes at once. Retry the intake with the same commandId.`,
+            { year },
+          );
+          for (const pending of open) settle(pending, { error });
+          return;
+        }
+        if (!head) await establishHead(open);
+        await settleBound(open);
+        open = open.filter((pending) => !pending.settled);
+        const base = head;
+        if (!base || open.length === 0) continue;
+        const first = base.revision === null ? 1 : Number(base.revision) + 2;
+        const allocations = open.map((pending, index): RequestIdAllocation<Payload> => ({
+          requestId: formatRequestId(year, first + index),
+          year,
+          sequence: first + index,
+          commandId: pending.intake.commandId,
+          payload: pending.intake.payload,
+          metadata: chainMetadata(pending.intake.metadata),
+        }));
+        let appended: bigint;
+        try {
+          appended = (
+            await eventStore.append(
+              counter,
+              allocations.map((allocation) => ({
+                id: commandEventId(allocation.commandId, 'allocate'),
+                type: REQUEST_ID_ALLOCATED,
+                data: {
+                  requestId: allocation.requestId,
+                  year,
+                  sequence: allocation.sequence,
+                  commandId: allocation.commandId,
+                  payload: allocation.payload,
+                  batchFirst: first,
+                },
+                metadata: allocation.metadata,
+              })),
+              { expectedRevision: base.revision ?? 'no_stream' },
+            )
+          ).nextRevision;
+        } catch (error) {
+          const reused =
+            error instanceof DuplicateEventId && error.details.streamId !== counter
+              ? open.find(
+                  (pending) =>
+                    commandEventId(pending.intake.commandId, 'allocate') === error.details.eventId,
+                )
+              : undefined;
+          if (reused) {
+            // A command id already allocated in another year's counter: that command only.
+            settle(reused, {
+              error: new CogitaveError(
+                'FAILED_PRECONDITION',
+                `commandId ${reused.intake.commandId} was already used for an intake in another year; retry with the original command's metadata, or use a new commandId for a new intake.`,
+                { commandId: reused.intake.commandId },
+              ),
+            });
+            open = open.filter((pending) => !pending.settled);
+            continue;
+          }
+          if (!(error instanceof WrongExpectedVersion || error instanceof DuplicateEventId))
+            throw error;
+          // Another allocator moved the counter (or took one of these commands): reload the
+          // head, complete it, check the bindings again.
+          invalidate();
+          await pause(attempt);
+          continue;
+        }
+        const outcomes = await Promise.allSettled(allocations.map(complete));
+        outcomes.forEach((outcome, index) => {
+          const pending = open[index];
+          if (!pending) return;
+          settle(
+            pending,
+            outcome.status === 'fulfilled'
+              ? { completed: outcome.value }
+              : { error: outcome.reason },
+          );
+        });
+        // A batch not wholly complete must be completed (by whoever comes next) before another.
+        if (outcomes.every((outcome) => outcome.status === 'fulfilled'))
+          head = { revision: appended };
+        else invalidate();
+        return;
+      }
+    };
+
+    const run = async (): Promise<void> => {
+      running = true;
+      try {
+        while (waiting.length > 0) {
+          const batch = waiting.splice(0, maxBatch);
+          try {
+            await allocateBatch(batch);
+          } catch (error) {
+            // The store failed (not a race): these intakes fail, nothing is assumed of the head.
+            invalidate();
+            for (const pending of batch) settle(pending, { error });
+          }
+        }
+      } finally {
+        running = false;
+      }
+    };
+
+    return {
+      /** The epoch a binding check starting now belongs to; -1 while none is usable. */
+      epochIfKnown: (): number => (chainIntact ? epoch : -1),
+      enqueue: (
+        intake: IntakeToAllocate<Payload>,
+        checkedIn: number,
+      ): Promise<CompletedAllocation<Payload, Created>> =>
+        new Promise((resolve, reject) => {
+          waiting.push({ intake, checkedIn, settled: false, resolve, reject });
+          if (!running) void run();
+        }),
+    };
+  };
+
+  const allocateOnce = async (
+    intake: IntakeToAllocate<Payload>,
+  ): Promise<CompletedAllocation<Payload, Created>> => {
+    const year = requestYearOf(intake.metadata.at);
+    let allocator = years.get(year);
+    if (!allocator) {
+      allocator = yearAllocator(year);
+      years.set(year, allocator);
     }
-    await complete(allocation, false);
-    return allocation;
-  }
-  throw new Unavailable(
-    `Could not allocate a request id after ${maxAttempts} attempts: too many intakes at once. Retry the intake with the same commandId.`,
-    { commandId, year },
-  );
+    const checkedIn = allocator.epochIfKnown();
+    // Most retries end here: the earlier attempt completed.
+    const bound = await findBound(intake.commandId);
+    if (bound) return complete(bound);
+    return allocator.enqueue(intake, checkedIn);
+  };
+
+  return {
+    allocate: (intake) => {
+      const key = intake.commandId.toLowerCase();
+      const running = inFlight.get(key);
+      if (running) return running;
+      const started = allocateOnce(intake).finally(() => {
+        inFlight.delete(key);
+      });
+      inFlight.set(key, started);
+      return started;
+    },
+  };
 };

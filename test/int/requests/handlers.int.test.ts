@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IntakeForm } from '../../../lifecycle/intake-form.js';
 import { openDatabase, type Database } from '../../../services/database/database.js';
 import { migrate } from '../../../services/database/migrate.js';
 import {
@@ -31,6 +30,7 @@ import {
 import { InvalidArgument } from '../../../services/runtime/errors.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
+import { allocatedEvents, form, meta } from './support.js';
 
 const logger = createLogger('silent');
 
@@ -51,23 +51,6 @@ afterAll(async () => {
   await store.close();
   await database.close();
   await throwaway.drop();
-});
-
-const form: IntakeForm = {
-  title: 'Export the audit log as CSV',
-  problem: 'Auditors cannot export the audit log, so they copy rows by hand every month.',
-  product: 'cogitave-core',
-  requester: 'carol',
-  acceptanceCriteria: ['The export contains every audit event of the chosen month'],
-  links: [],
-  priority: 'medium',
-};
-
-// Each test allocates in its own year, so per-year counters are exact within a test.
-const meta = (year: number, actor = 'agent:alice') => ({
-  commandId: randomUUID(),
-  actor,
-  at: `${year}-11-30T08:00:00.000Z`,
 });
 
 /**
@@ -392,24 +375,9 @@ describe('request id allocation (Postgres)', () => {
   it('given an intake crashed right after taking its number, when the next intake runs and the crashed one is retried, then both requests exist and no number is lost', async () => {
     const crashed = meta(2033, 'agent:crashy');
     // What a maker leaves behind if it dies between allocating and creating its request.
-    await store.append(
-      requestIdCounterStreamId(2033),
-      [
-        {
-          id: commandEventId(crashed.commandId, 'allocate'),
-          type: REQUEST_ID_ALLOCATED,
-          data: {
-            requestId: 'req-2033-0001',
-            year: 2033,
-            sequence: 1,
-            commandId: crashed.commandId,
-            payload: { intake: form, meta: crashed },
-          },
-          metadata: eventMetadata(crashed),
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
+    await store.append(requestIdCounterStreamId(2033), allocatedEvents(2033, 1, [crashed]), {
+      expectedRevision: 'no_stream',
+    });
     const next = await handlers.proposeIntake(form, meta(2033));
     expect(next.requestId).toBe('req-2033-0002');
     const completed = await streamOf('req-2033-0001');
@@ -418,9 +386,11 @@ describe('request id allocation (Postgres)', () => {
     expect(completed[0]!.id).toBe(commandEventId(crashed.commandId, 0));
 
     const before = await head();
-    expect(await handlers.proposeIntake(form, crashed)).toEqual({
+    expect(await handlers.proposeIntake(form, crashed)).toMatchObject({
       requestId: 'req-2033-0001',
       revision: 0n,
+      position: completed[0]!.position,
+      proposed: { type: 'RequestProposed', data: { proposedBy: 'agent:crashy' } },
     });
     expect(await head()).toBe(before);
     expect(await store.readStream(intakeCommandStreamId(crashed.commandId))).toHaveLength(1);
