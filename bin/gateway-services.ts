@@ -7,6 +7,7 @@ import type { App } from './app.js';
 import { createCatalogReadService } from '../services/catalog/read-service.js';
 import { createSearchService, embedderFromConfig } from '../services/search/index.js';
 import type { GatewayServices } from '../mcp-gateway/services.js';
+import { createReadYourWrites } from '../mcp-gateway/read-your-writes.js';
 
 export interface ComposedGatewayServices {
   readonly services: GatewayServices;
@@ -47,6 +48,10 @@ export const createGatewayServices = async (app: App): Promise<ComposedGatewaySe
       eventStore: app.eventStore,
       db: app.database.pool,
       changes: app.changes,
+    }),
+    readYourWrites: createReadYourWrites({
+      waitForPosition: (projection, position, options) =>
+        app.changes.waitForPosition(projection, position, options),
     }),
   };
   await Promise.resolve();

@@ -8,6 +8,7 @@ import {
   type Grants,
   type ReadScope,
 } from '../services/access/grants.js';
+import type { Position } from '../services/event-store/types.js';
 import { CogitaveError, InvalidArgument } from '../services/runtime/errors.js';
 import { exceedsDepth, MAX_ARGUMENT_DEPTH } from './server/depth.js';
 import { describeValidationError } from './server/schemas.js';
@@ -78,6 +79,11 @@ export interface ToolContext {
   /** Clock and ids come from here, so handlers stay testable. */
   readonly now: () => Date;
   readonly newId: () => string;
+  /**
+   * A writing tool records where its events landed (`position`, applied by `projection`):
+   * the caller's next read waits until the read model shows them (read-your-writes).
+   */
+  readonly recordWrite: (projection: string, position: Position) => void;
 }
 
 export interface ToolDefinition<
@@ -118,7 +124,7 @@ export const defineTool = <Input extends z.ZodObject, Output extends z.ZodObject
 ): ToolDefinition => definition;
 
 /** What a surface hands `runTool`: the caller and the call's plumbing; the scope is decided here. */
-export type ToolCallContext = Omit<ToolContext, 'scope' | 'now' | 'newId'> &
+export type ToolCallContext = Omit<ToolContext, 'scope' | 'now' | 'newId' | 'recordWrite'> &
   Partial<Pick<ToolContext, 'now' | 'newId'>>;
 
 const describePath = (path: readonly (string | number)[]): string =>
@@ -207,11 +213,17 @@ export const runTool = async (
   if (!decision.allowed) throw accessDenied(decision, tool.name, context.caller.actor);
   const args = parseToolArguments(tool, rawArgs);
   onParsed?.(args);
+  const { services, caller } = context;
+  // A read sees the caller's own writes: this is the one place every read tool passes.
+  if (tool.access === 'read') await services.readYourWrites.caughtUp(caller.actor);
   const result = await tool.handler(args as z.infer<typeof tool.input>, {
     ...context,
     scope: decision.scope,
     now: context.now ?? (() => new Date()),
     newId: context.newId ?? randomUUID,
+    recordWrite: (projection, position) => {
+      services.readYourWrites.wrote(caller.actor, projection, position);
+    },
   });
   const checked = tool.output.safeParse(result);
   if (!checked.success) {

@@ -6,6 +6,7 @@ import type { RequestCommandHandlers } from '../services/requests/commands.js';
 import type { RequestsReadService } from '../services/requests/read-service.js';
 import type { ResourcesReadService } from '../services/resources/read-service.js';
 import type { SearchService } from '../services/search/service.js';
+import type { ReadYourWrites } from './read-your-writes.js';
 
 /**
  * What tool handlers and resources run on: capability services only, never a database pool or
@@ -24,4 +25,6 @@ export interface GatewayServices {
   readonly catalog: CatalogReadService;
   readonly graphQuery: GraphQueryService;
   readonly networks: NetworksService;
+  /** Where each caller's writes are, so its next read waits for them (see read-your-writes.ts). */
+  readonly readYourWrites: ReadYourWrites;
 }

@@ -61,9 +61,16 @@ export const createChangeFeed = (options: ChangeFeedOptions): ChangeFeed => {
   const { database, logger } = options;
   const listeners = new Set<ChangeListener>();
   const waiters = new Set<Waiter>();
+  /** Each projection's newest checkpoint a notice announced: a wait for less returns at once. */
+  const announced = new Map<string, Position>();
   let closed = false;
 
   const emit = (signal: ChangeSignal): void => {
+    if (signal.kind === 'change') {
+      const { projection, position } = signal.notice;
+      const before = announced.get(projection);
+      if (before === undefined || before < position) announced.set(projection, position);
+    }
     for (const listener of [...listeners]) {
       try {
         listener(signal);
@@ -109,6 +116,11 @@ export const createChangeFeed = (options: ChangeFeedOptions): ChangeFeed => {
       new Promise<boolean>((resolve) => {
         if (closed) {
           resolve(false);
+          return;
+        }
+        const reached = announced.get(projection);
+        if (reached !== undefined && reached >= position) {
+          resolve(true);
           return;
         }
         const waiter: Waiter = {

@@ -9,19 +9,17 @@ import {
   titleSchema,
 } from '../../lifecycle/intake-form.js';
 import { requireProduct } from '../../services/access/grants.js';
-import { appendOnly, defineTool, type ToolContext } from '../registry.js';
+import { appendOnly, defineTool } from '../registry.js';
 import { documentOf, requestDocumentSchema } from './get-request.js';
 
 /**
  * `request_intake`: proposes a new request. Propose-only: it appends `RequestProposed`
  * through the Request command handler (the draft sits in stage `proposed`) and nothing else;
  * the GitHub reactor opens the intake issue asynchronously and a maintainer accepts or
- * rejects it there. The call waits briefly for the read model so the answer can show the
- * draft (read-your-writes), and says so when the wait ran out.
+ * rejects it there. The answer shows the draft as decided (the same fold the read model
+ * runs), so it waits for no projection; the caller's next read waits until the read model
+ * shows it (read-your-writes by position, see read-your-writes.ts).
  */
-
-/** How long a proposing call waits for its own write to reach the read model. */
-export const READ_YOUR_WRITES_MS = 2000;
 
 const input = z.strictObject({
   title: titleSchema.describe('Short summary, 8–140 characters.'),
@@ -49,20 +47,10 @@ const output = z.object({
     /** The intake issue; null until the reactor has opened it (or in local approval mode). */
     issue_url: z.string().nullable(),
   }),
-  /** The draft as the read model shows it; null if the read model had not caught up in time. */
-  request: requestDocumentSchema.nullable(),
+  /** The draft as decided: the document get_request and the resource show. */
+  request: requestDocumentSchema,
   next_step: z.string(),
 });
-
-/** Waits (bounded) until the requests read model has applied `revision` of the request. */
-export const waitForReadModel = (
-  context: ToolContext,
-  requestId: string,
-  revision: bigint,
-): Promise<boolean> =>
-  context.signal.aborted
-    ? Promise.resolve(false)
-    : context.services.requestsRead.waitFor(requestId, revision, READ_YOUR_WRITES_MS);
 
 export const requestIntakeTool = defineTool({
   name: 'request_intake',
@@ -77,7 +65,7 @@ export const requestIntakeTool = defineTool({
   handler: async (args, context) => {
     const { services, caller } = context;
     requireProduct(context.scope, args.product, `${caller.actor} may not propose requests`);
-    const { requestId, revision } = await services.requests.proposeIntake(
+    const intake = await services.requests.proposeIntake(
       {
         title: args.title,
         problem: args.problem,
@@ -89,15 +77,17 @@ export const requestIntakeTool = defineTool({
       },
       { commandId: context.newId(), actor: caller.actor, at: context.now().toISOString() },
     );
-    const shown = await waitForReadModel(context, requestId, revision);
-    const state = shown ? await services.requestsRead.find(context.scope, requestId) : undefined;
+    const { requestId } = intake;
+    const { state, readModel, position } = services.requestsRead.proposed(intake);
+    context.recordWrite(readModel, position);
     return {
       request_id: requestId,
       stage: 'proposed' as const,
       status: 'draft' as const,
-      uri: state?.uri ?? services.requestsRead.uriOf(requestId),
-      github: { issue_url: state?.intakeIssue?.url ?? null },
-      request: state ? documentOf(state) : null,
+      uri: state.uri,
+      // Opened by the reactor after this answer; get_request shows it then.
+      github: { issue_url: null },
+      request: documentOf(state),
       next_step: `Draft ${requestId} is proposed; nothing is accepted yet. A maintainer reviews it on GitHub (the intake issue; its link appears in get_request once opened) and accepts or rejects it there. To move it on, call get_dod then advance_stage.`,
     };
   },
@@ -106,8 +96,8 @@ export const requestIntakeTool = defineTool({
       `Proposed ${result.request_id} (stage ${result.stage}, ${result.status}) — ${result.uri}`,
       result.github.issue_url
         ? `Intake issue: ${result.github.issue_url}`
-        : 'Intake issue: not opened yet.',
-      result.request ? `Title: ${result.request.title}` : 'The read model has not shown it yet.',
+        : 'Intake issue: not opened yet (get_request shows it once it is).',
+      `Title: ${result.request.title}`,
       result.next_step,
     ].join('\n'),
 });

@@ -88,6 +88,13 @@ const moveTo = (stage: Stage): Pick<RequestState, 'stage' | 'status'> => ({
 const withoutProposal = (state: RequestState, proposalId: string): PendingProposal | null =>
   state.pendingProposal?.proposalId === proposalId ? null : state.pendingProposal;
 
+/** Where an event sits and when it was decided: all the fold needs besides the event. */
+export interface EventPlace {
+  readonly revision: RecordedEvent['revision'];
+  readonly position: RecordedEvent['position'];
+  readonly metadata: { readonly at: string };
+}
+
 /**
  * Folds one event into the state. Throws when the event cannot follow the state (an event of
  * a request that was never proposed, a second RequestProposed): the log and the read model
@@ -95,7 +102,7 @@ const withoutProposal = (state: RequestState, proposalId: string): PendingPropos
  */
 export const evolveRequest = (
   state: RequestState | undefined,
-  recorded: RecordedEvent,
+  recorded: EventPlace,
   event: RequestEvent,
 ): RequestState => {
   const at = isoTime(recorded.metadata.at);

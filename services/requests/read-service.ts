@@ -19,8 +19,9 @@ import {
 import { mayRead, mayReadType, requireType, type ReadScope } from '../access/grants.js';
 import type { Queryable } from '../database/queryable.js';
 import { isPosition } from '../event-store/position.js';
-import type { EventStore, RecordedEvent } from '../event-store/types.js';
+import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import { NotFound } from '../runtime/errors.js';
+import type { IntakeResult } from './commands.js';
 import { RequestNotFound } from './errors.js';
 import { REQUEST_EVENT_TYPES, requestStreamId, type RequestEvent } from './events.js';
 import { loadRequestAsOf, loadRequestHistory } from './time-travel.js';
@@ -79,6 +80,16 @@ export interface RequestsReadService {
    * request's event at `revision`; false when the wait ran out.
    */
   waitFor(requestId: string, revision: bigint, timeoutMs: number): Promise<boolean>;
+  /**
+   * The request an intake just proposed, folded from its decided event exactly as the read
+   * model will show it, and the write to wait for before a read shows it (`readModel` at
+   * `position`). No read: for the answer of the intake itself.
+   */
+  proposed(intake: IntakeResult): {
+    readonly state: RequestState;
+    readonly readModel: string;
+    readonly position: Position;
+  };
 }
 
 export interface RequestsReadServiceDeps {
@@ -223,5 +234,15 @@ export const createRequestsReadService = (deps: RequestsReadServiceDeps): Reques
     },
 
     waitFor,
+
+    proposed: (intake) => ({
+      state: evolveRequest(
+        undefined,
+        { revision: intake.revision, position: intake.position, metadata: { at: intake.at } },
+        intake.proposed,
+      ),
+      readModel: REQUESTS_PROJECTION,
+      position: intake.position,
+    }),
   };
 };

@@ -21,6 +21,7 @@ import { createLogger } from '../../services/runtime/logger.js';
 import { requestsMigrations } from '../../projections/requests/projection.js';
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { recordFigures } from './figures.js';
+import { IGNORE_WRITES } from '../support/read-your-writes.js';
 
 const NODES = 20_000;
 const EDGES = 100_000;
@@ -129,7 +130,7 @@ const main = async (): Promise<void> => {
 
     for (const strategy of STRATEGIES) {
       const graphQuery = createGraphQueryService({ pool: database.pool, pathStrategy: strategy });
-      const services = { graphQuery } as unknown as GatewayServices;
+      const services = { graphQuery, readYourWrites: IGNORE_WRITES } as unknown as GatewayServices;
       const context = {
         services,
         caller: {

@@ -26,6 +26,7 @@ import { seededRandom } from '../../services/search/random.js';
 import { createSearchService } from '../../services/search/service.js';
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { recordFigures } from './figures.js';
+import { IGNORE_WRITES } from '../support/read-your-writes.js';
 
 const NODES = Number(process.env.BENCH_NODES ?? 10_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
@@ -237,7 +238,7 @@ const main = async (): Promise<void> => {
       `catalog: ${nodes.length} nodes, ${edges.length} edges; index built from the read model in ${(buildMs / 1000).toFixed(2)} s (${search.status().embedder}); ${ITERATIONS} calls per shape after ${WARMUP} warm-up calls\n`,
     );
     const context = {
-      services: { search } as unknown as GatewayServices,
+      services: { search, readYourWrites: IGNORE_WRITES } as unknown as GatewayServices,
       caller: {
         actor: 'bench',
         grants: { products: '*', types: '*', propose: false, writeNetworks: false },

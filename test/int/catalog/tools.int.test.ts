@@ -24,6 +24,7 @@ import { resolveXrefTool } from '../../../mcp-gateway/tools/resolve-xref.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { openTestBed, silentLogger, type TestBed } from '../projections/support/fixtures.js';
 import { GRAPH_FILES, makeCorpus, type CorpusFolder } from '../../unit/catalog/fixtures.js';
+import { IGNORE_WRITES } from '../../support/read-your-writes.js';
 
 /**
  * The catalog tools through their registry definitions, on the read model the catalog
@@ -80,6 +81,7 @@ describe('catalog tools (postgres)', () => {
     corpus = await makeCorpus(GRAPH_FILES);
     const services = {
       catalog: createCatalogReadService({ db: bed.database.pool }),
+      readYourWrites: IGNORE_WRITES,
     } as unknown as GatewayServices;
     context = {
       services,

@@ -39,14 +39,18 @@ export const AGENT: Caller = {
 
 export const MAINTAINER = 'maintainer:ana';
 
-export const openGatewayBed = async (label: string): Promise<GatewayBed> => {
+export const openGatewayBed = async (
+  label: string,
+  // Off: the read models stay behind until the test starts them (`app.projections.start()`).
+  { startProjections = true }: { readonly startProjections?: boolean } = {},
+): Promise<GatewayBed> => {
   const throwaway: ThrowawayDatabase = await createThrowawayDatabase(label);
   const logger = createLogger('silent');
   const app = await createApp(
     loadConfig({ DATABASE_URL: throwaway.url, COGITAVE_DB_POOL_SIZE: '8' }),
     logger,
   );
-  app.projections.start();
+  if (startProjections) app.projections.start();
   const composed = await createGatewayServices(app);
   const { services } = composed;
 

@@ -13,6 +13,7 @@ import { callTool, prepareTools } from '../../../mcp-gateway/server/tools.js';
 import { isCogitaveError } from '../../../services/runtime/errors.js';
 import { silentLogger } from '../projections/support/fixtures.js';
 import { openNetworksBed, type NetworksBed } from './support.js';
+import { IGNORE_WRITES } from '../../support/read-your-writes.js';
 
 /**
  * The `network_*` tools through their registry definitions, as the gateway runs them: input
@@ -61,7 +62,10 @@ const call = async (tool: ToolDefinition, args: unknown, caller = writer): Promi
 beforeAll(async () => {
   nb = await openNetworksBed('network_tools');
   // Only what the network tools use; the gateway's composition root builds the rest.
-  services = { networks: nb.service } as Pick<GatewayServices, 'networks'> as GatewayServices;
+  services = { networks: nb.service, readYourWrites: IGNORE_WRITES } as Pick<
+    GatewayServices,
+    'networks' | 'readYourWrites'
+  > as GatewayServices;
 });
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { docsSearchTool } from '../../../mcp-gateway/tools/docs-search.js';
 import { createLsaEmbedder } from '../../../services/search/lsa.js';
 import { createSearchService, type SearchService } from '../../../services/search/service.js';
 import { openCatalogBed, silentLogger, upsertNodes, type CatalogBed } from './support.js';
+import { IGNORE_WRITES } from '../../support/read-your-writes.js';
 
 const everything: Caller = {
   actor: 'agent:test',
@@ -16,7 +17,7 @@ describe('docs_search and code_sample_search tools', () => {
   let bed: CatalogBed;
   let search: SearchService;
   const context = (caller: Caller = everything): ToolCallContext => ({
-    services: { search } as unknown as GatewayServices,
+    services: { search, readYourWrites: IGNORE_WRITES } as unknown as GatewayServices,
     caller,
     signal: new AbortController().signal,
     progress: () => Promise.resolve(),
