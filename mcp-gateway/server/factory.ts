@@ -147,9 +147,11 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       return { resourceTemplates: resourceTemplates(scope) };
     });
 
-    server.setRequestHandler('resources/read', (request) =>
-      readResource(services.resources, scope, caller.actor, request.params.uri),
-    );
+    server.setRequestHandler('resources/read', async (request) => {
+      // A resource read sees the caller's own writes, as a read tool does (runTool).
+      await services.readYourWrites.caughtUp(caller.actor);
+      return readResource(services.resources, scope, caller.actor, request.params.uri);
+    });
 
     server.setRequestHandler('prompts/list', (request) => {
       refuseCursor('prompts/list', request.params?.cursor);
