@@ -390,7 +390,7 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
     expectProcessMetrics(exposition, startedBefore);
   });
 
-  it('given /metrics, when asked with HEAD or another method, then HEAD answers headers only and POST answers 405 naming GET and HEAD', async () => {
+  it('given /metrics, when asked with HEAD or another method, then HEAD answers headers only and POST answers 405 naming GET, HEAD and OPTIONS', async () => {
     const head = await fetch(`${url}/metrics`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toBe(PROMETHEUS_TYPE);
@@ -398,7 +398,7 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
 
     const post = await fetch(`${url}/metrics`, { method: 'POST', body: 'x' });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(post.headers.get('content-type')).toContain('application/problem+json');
     expect(await post.json()).toMatchObject({ status: 405, title: 'Method Not Allowed' });
   });

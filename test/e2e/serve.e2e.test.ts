@@ -96,13 +96,14 @@ describe('cogitave serve on the embedded default (PGlite)', () => {
       type: 'about:blank',
       title: 'Not Found',
       status: 404,
-      detail: 'No route for /no/such/path; try /healthz or /readyz',
+      detail: 'No route for /no/such/path; try /healthz or /readyz.',
+      instance: '/no/such/path',
     });
 
     const wrongMethod = await getJson(`${url}/healthz`, { method: 'POST', body: '{}' });
     expect(wrongMethod).toMatchObject({
       status: 405,
-      allow: 'GET, HEAD',
+      allow: 'GET, HEAD, OPTIONS',
       body: { status: 405, title: 'Method Not Allowed' },
     });
     expect(wrongMethod.type).toContain('application/problem+json');
