@@ -251,7 +251,9 @@ describe('the Cogitave Core story across processes', () => {
         runCli(['replay', '--json'], auditEnv),
       ]);
       expect(verify.code, verify.stderr).toBe(0);
-      expect(verify.stdout).toMatch(/^verified \d+ events in \d+ streams \(\d+ compared with the seal\)$/m);
+      expect(verify.stdout).toMatch(
+        /^verified \d+ events in \d+ streams \(\d+ compared with the seal\)$/m,
+      );
       expect(replay.code, replay.stderr).toBe(0);
       const report = JSON.parse(replay.stdout) as {
         equal: boolean;
