@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ingestCorpus, type IngestReport } from '../../services/catalog/ingest.js';
-import { sourceNameProblem } from '../../services/catalog/sources.js';
-import { CATALOG_INGEST_ACTOR, describeIssues } from '../../services/catalog/start-up.js';
+import { SHIPPED_SOURCE, sourceNameProblem } from '../../services/catalog/sources.js';
+import {
+  CATALOG_INGEST_ACTOR,
+  defaultCorpusDir,
+  describeIssues,
+} from '../../services/catalog/start-up.js';
 import { InvalidArgument } from '../../services/runtime/errors.js';
 import { formatIngestReport, progressBar, retirePrompt } from './catalog-output.js';
 import { withApp } from './context.js';
@@ -82,7 +87,12 @@ export const ingestCommand = new Command('ingest')
         try {
           report = await ingestCorpus(eventStore, {
             dir,
-            ...(flags.source === undefined ? {} : { source: flags.source }),
+            // The shipped corpus is its own source whichever way it is ingested.
+            ...(flags.source !== undefined
+              ? { source: flags.source }
+              : resolve(dir) === resolve(defaultCorpusDir())
+                ? { source: SHIPPED_SOURCE }
+                : {}),
             ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
             dryRun: flags.dryRun ?? false,
             checkSamples,

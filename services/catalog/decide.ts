@@ -1,6 +1,7 @@
 import { v5 } from 'uuid';
 import { nodeContentHash, type NodeContent } from './content.js';
 import type { NodeEvent } from './events.js';
+import { CogitaveError } from '../runtime/errors.js';
 
 /**
  * The Node aggregate: pure decide/evolve. Publishing content that hashes the same as the
@@ -50,6 +51,16 @@ export const decideNode = (command: NodeCommand, state: NodeState): NodeEvent[] 
         },
       },
     ];
+  }
+  const owner = state.live ? state.content?.source : undefined;
+  if (owner !== undefined && command.content.source !== owner) {
+    // Ingest checks ownership on the heads it read; this catches a source that took the uid
+    // after that read, so one source never revises another's node.
+    throw new CogitaveError(
+      'FAILED_PRECONDITION',
+      `"${state.uid}" belongs to source ${owner}; remove it there first (cogitave sources remove ${owner}) or give the page another uid`,
+      { uid: state.uid, source: owner },
+    );
   }
   const contentHash = nodeContentHash(command.content);
   if (state.live && state.contentHash === contentHash) return [];

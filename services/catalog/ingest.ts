@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { runCommand } from '../commands/handler.js';
 import type { CommandMetadata } from '../commands/metadata.js';
+import { settleLog } from '../event-store/settle.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import { nodeContentHash, type NodeContent } from './content.js';
 import {
@@ -18,7 +19,13 @@ import {
   type NodeCommand,
   type NodeState,
 } from './decide.js';
-import { NODE_EVENT_TYPES, NODE_STREAM_PREFIX, nodeStreamId, parseNodeEvent } from './events.js';
+import {
+  NODE_EVENT_TYPES,
+  NODE_STREAM_PREFIX,
+  nodeStreamId,
+  parseNodeEvent,
+  type NodeEvent,
+} from './events.js';
 import type { CheckMode, SampleCheck } from './samples.js';
 import {
   LEGACY_SOURCE,
@@ -220,6 +227,36 @@ export const RETIRE_REASON = 'no longer in the corpus';
 const uidOf = (command: NodeCommand): string =>
   command.type === 'PublishNode' ? command.content.uid : command.uid;
 
+const ACTION_OF_EVENT = {
+  NodePublished: 'publish',
+  NodeRevised: 'revise',
+  NodeRetired: 'retire',
+} as const satisfies Record<NodeEvent['type'], PlanAction>;
+
+/** What the appends did: the counts come from the events written, not from the plan. */
+interface Applied {
+  readonly lastPosition: Position | null;
+  readonly appended: Readonly<Record<PlanAction, number>>;
+}
+
+/**
+ * Waits for the log to show every committed event, so the plan sees what earlier ingests
+ * wrote; a warning when a long transaction kept it back (the plan then stands on what was
+ * visible, and every decision is still checked against its node's stream).
+ */
+const settleWarnings = async (eventStore: EventStore): Promise<CorpusIssue[]> =>
+  (await settleLog(eventStore))
+    ? []
+    : [
+        {
+          file: '(event log)',
+          field: 'log',
+          reason:
+            'another transaction kept the newest events from view; the plan counts what was visible',
+          fix: 'run the same command again once it ends (nothing of another source is touched either way)',
+        },
+      ];
+
 /** Appends each command's events, a few at a time; decides again on a stale head. */
 const applyCommands = async (
   eventStore: EventStore,
@@ -227,8 +264,9 @@ const applyCommands = async (
   heads: ReadonlyMap<string, NodeHead>,
   meta: CommandMetadata,
   onProgress: ((done: number, total: number) => void) | undefined,
-): Promise<Position | null> => {
+): Promise<Applied> => {
   let lastPosition: Position | null = null;
+  const appended: Record<PlanAction, number> = { publish: 0, revise: 0, retire: 0, unchanged: 0 };
   let done = 0;
   let next = 0;
   onProgress?.(0, commands.length);
@@ -255,6 +293,7 @@ const applyCommands = async (
       },
       { maxAttempts: MAX_ATTEMPTS },
     );
+    for (const event of outcome.events) appended[ACTION_OF_EVENT[event.type]] += 1;
     const position = outcome.events.length > 0 ? outcome.position : null;
     if (position !== null && (lastPosition === null || position > lastPosition)) {
       lastPosition = position;
@@ -270,7 +309,7 @@ const applyCommands = async (
     }
   };
   await Promise.all(Array.from({ length: Math.min(APPEND_CONCURRENCY, commands.length) }, worker));
-  return lastPosition;
+  return { lastPosition, appended };
 };
 
 const appendSourceEvent = async (
@@ -328,6 +367,7 @@ export const ingestCorpus = async (
   options: IngestOptions,
 ): Promise<IngestReport> => {
   const started = performance.now();
+  const logWarnings = await settleWarnings(eventStore);
   const heads = await loadNodeHeads(eventStore);
   const corpus = await loadCorpus(options.dir, {
     ...(options.source === undefined ? {} : { source: options.source }),
@@ -370,57 +410,58 @@ export const ingestCorpus = async (
       action: actionOf(command, head),
     };
   });
-  const counts = countActions(plan);
+  const planned = countActions(plan);
   const report = (
     applied: boolean,
     lastPosition: Position | null,
     declined = false,
-  ): IngestReport => ({
-    root: corpus.root,
-    source,
-    generator: corpus.generator,
-    files: corpus.files,
-    nodes: corpus.nodes.length,
-    pages: corpus.nodes.filter((node) => node.label !== 'CodeSample').length,
-    published: counts.publish,
-    revised: counts.revise,
-    retired: counts.retire,
-    unchanged: counts.unchanged,
-    errors,
-    warnings: corpus.warnings,
-    dangling: corpus.dangling,
-    skipped: corpus.skipped,
-    configuration: corpus.configuration,
-    versions: corpus.versions,
-    latest: corpus.latest,
-    uncompiledSamples: corpus.nodes
-      .filter((node) => node.label === 'CodeSample' && node.attributes.compiled === false)
-      .map((node) => ({
-        uid: node.uid,
-        diagnostics: Array.isArray(node.attributes.diagnostics)
-          ? node.attributes.diagnostics.map(String)
-          : [],
-      })),
-    plan,
-    applied,
-    dryRun: options.dryRun ?? false,
-    declined,
-    lastPosition,
-    seconds: (performance.now() - started) / 1000,
-  });
+    done?: Applied['appended'],
+  ): IngestReport => {
+    const counts = done
+      ? { ...done, unchanged: plan.length - done.publish - done.revise - done.retire }
+      : planned;
+    return {
+      root: corpus.root,
+      source,
+      generator: corpus.generator,
+      files: corpus.files,
+      nodes: corpus.nodes.length,
+      pages: corpus.nodes.filter((node) => node.label !== 'CodeSample').length,
+      published: counts.publish,
+      revised: counts.revise,
+      retired: counts.retire,
+      unchanged: counts.unchanged,
+      errors,
+      warnings: [...logWarnings, ...corpus.warnings],
+      dangling: corpus.dangling,
+      skipped: corpus.skipped,
+      configuration: corpus.configuration,
+      versions: corpus.versions,
+      latest: corpus.latest,
+      uncompiledSamples: corpus.nodes
+        .filter((node) => node.label === 'CodeSample' && node.attributes.compiled === false)
+        .map((node) => ({
+          uid: node.uid,
+          diagnostics: Array.isArray(node.attributes.diagnostics)
+            ? node.attributes.diagnostics.map(String)
+            : [],
+        })),
+      plan,
+      applied,
+      dryRun: options.dryRun ?? false,
+      declined,
+      lastPosition,
+      seconds: (performance.now() - started) / 1000,
+    };
+  };
   if (errors.length > 0 || options.dryRun) return report(false, null);
   const question = confirmationOf(source, plan);
   if (options.confirmRetire && question.pages > (options.confirmAbove ?? CONFIRM_RETIRE_ABOVE)) {
     if (!(await options.confirmRetire(question))) return report(false, null, true);
   }
   const changes = commands.filter((_, index) => plan[index]?.action !== 'unchanged');
-  let lastPosition = await applyCommands(
-    eventStore,
-    changes,
-    heads,
-    options.meta,
-    options.onProgress,
-  );
+  const applied = await applyCommands(eventStore, changes, heads, options.meta, options.onProgress);
+  let { lastPosition } = applied;
   const records = await loadSourceRecords(eventStore);
   const record = {
     source,
@@ -435,14 +476,14 @@ export const ingestCorpus = async (
   const previous = records.get(source);
   const same =
     previous?.last !== undefined && JSON.stringify(previous.last) === JSON.stringify(record);
-  if (changes.length > 0 || !same) {
+  if (lastPosition !== null || !same) {
     lastPosition = await appendSourceEvent(
       eventStore,
       { type: 'SourceIngested', data: record },
       options.meta,
     );
   }
-  return report(true, lastPosition);
+  return report(true, lastPosition, false, applied.appended);
 };
 
 export interface RemoveSourceReport {
@@ -469,6 +510,7 @@ export const removeSource = async (
     readonly onProgress?: (done: number, total: number) => void;
   },
 ): Promise<RemoveSourceReport> => {
+  await settleLog(eventStore);
   const heads = await loadNodeHeads(eventStore);
   const owned = [...heads.values()].filter(
     (head) => head.live && (head.source ?? LEGACY_SOURCE) === options.source,
@@ -500,7 +542,7 @@ export const removeSource = async (
     uid: head.uid,
     reason: `source ${options.source} removed`,
   }));
-  let lastPosition = await applyCommands(
+  let { lastPosition } = await applyCommands(
     eventStore,
     commands,
     heads,
@@ -535,6 +577,7 @@ export interface SourceSummary {
 
 /** Every source with live nodes or a record, with its live node counts (from the log). */
 export const listSources = async (eventStore: EventStore): Promise<SourceSummary[]> => {
+  await settleLog(eventStore);
   const [heads, records] = await Promise.all([
     loadNodeHeads(eventStore),
     loadSourceRecords(eventStore),

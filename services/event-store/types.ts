@@ -123,6 +123,12 @@ export interface EventStore {
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Position of the newest committed event (null: the log is empty). `readAll` and
+   * subscriptions show it once every transaction that began before it has ended; a decision
+   * that must see everything committed waits for that (`settleLog`).
+   */
+  lastPosition(): Promise<Position | null>;
   /** Catches up from the checkpoint, then follows new events until closed or aborted. */
   subscribeToAll(options?: SubscribeOptions): Subscription;
   close(): Promise<void>;

@@ -460,6 +460,9 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
       return readStream(streamId, read);
     },
     readAll,
+    // EventStoreDB's $all shows every committed event at once: the newest one read is it.
+    lastPosition: async () =>
+      (await readAll({ direction: 'backwards', maxCount: 1 }))[0]?.position ?? null,
     subscribeToAll,
     close: async () => {
       closing.abort();

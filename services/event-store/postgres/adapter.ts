@@ -24,6 +24,7 @@ import {
   appendEvents,
   insertChained,
   selectEventOwner,
+  selectLastPosition,
   selectLog,
   selectStream,
   type AppendArgs,
@@ -322,6 +323,11 @@ export const createPostgresEventStore = (
       });
       return page.events;
     },
+
+    lastPosition: () =>
+      selectLastPosition(database.pool).catch((error: unknown) => {
+        throw mapDatabaseError(error);
+      }),
 
     subscribeToAll: (subscribeOptions = {}) => {
       validateReadAll({

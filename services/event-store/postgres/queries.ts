@@ -328,6 +328,16 @@ const VISIBILITY_HORIZON = `s AS (SELECT pg_current_snapshot() AS snap),
          pg_snapshot_xmax(s.snap)) AS xmin
        FROM s)`;
 
+/** The newest committed event, whether or not the visibility horizon has passed it. */
+export const selectLastPosition = async (db: Queryable): Promise<Position | null> => {
+  const result = await db.query<{ transaction_id: string; position: string }>(
+    `SELECT transaction_id::text AS transaction_id, position::text AS position
+       FROM event_store.events ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+  );
+  const row = result.rows[0];
+  return row ? positionOf(row.transaction_id, row.position) : null;
+};
+
 export const notifyChannel = 'cogitave_events';
 
 export const sendNotify = async (db: Queryable): Promise<void> => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateEventId, WrongExpectedVersion } from '../../../services/event-store/errors.js';
 import { findChainBreak } from '../../../services/event-store/hash-chain.js';
 import { comparePositions } from '../../../services/event-store/position.js';
+import { settleLog } from '../../../services/event-store/settle.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -383,6 +384,14 @@ export function describeEventStoreContract(
         },
       );
 
+      it('given appends, when asked, then lastPosition is the newest event’s position', async () => {
+        const p = prefix();
+        await store.append(`${p}a`, events(2), { expectedRevision: 'no_stream' });
+        const newest = await store.append(`${p}b`, events(1), { expectedRevision: 'no_stream' });
+        expect(await store.lastPosition()).toBe(newest.position);
+        expect(await settleLog(store)).toBe(true);
+      });
+
       it('given an event, when read back, then data, metadata and chain fields are what was appended', async () => {
         const stream = `${prefix()}s`;
         const event = newEvent('Shaped', {
@@ -452,14 +461,25 @@ export function describeEventStoreContract(
     });
 
     describe('global order under concurrency', () => {
-      it('given a transaction still open, when a later one commits, then subscribers see neither until the first commits, then both in order', async (context) => {
+      /** Two transactions open at once, under a fresh prefix; skips where the store has none. */
+      const slowAndFast = async (context: {
+        skip: (note: string) => void;
+      }): Promise<{ p: string; slow: OpenTransaction; fast: OpenTransaction } | undefined> => {
         if (!subject.concurrentTransactions || !subject.openTransaction) {
           context.skip(`${name} cannot hold two transactions open at once`);
-          return;
+          return undefined;
         }
-        const p = prefix();
-        const slow = await subject.openTransaction();
-        const fast = await subject.openTransaction();
+        return {
+          p: prefix(),
+          slow: await subject.openTransaction(),
+          fast: await subject.openTransaction(),
+        };
+      };
+
+      it('given a transaction still open, when a later one commits, then subscribers see neither until the first commits, then both in order', async (context) => {
+        const open = await slowAndFast(context);
+        if (!open) return;
+        const { p, slow, fast } = open;
         const received: RecordedEvent[] = [];
         const subscription = store.subscribeToAll({ filter: { streamPrefixes: [p] } });
         const reading = (async () => {
@@ -475,6 +495,25 @@ export function describeEventStoreContract(
         await subscription.close();
         await reading;
         expect(received.map((e) => e.type)).toEqual(['Slow', 'Fast']);
+      });
+
+      it('given a transaction still open, when a later one commits, then lastPosition names the later event at once and settleLog waits for the first', async (context) => {
+        const open = await slowAndFast(context);
+        if (!open) return;
+        const { p, slow, fast } = open;
+        await slow.append(`${p}slow`, [newEvent('Slow')], { expectedRevision: 'no_stream' });
+        const late = await fast.append(`${p}fast`, [newEvent('Fast')], {
+          expectedRevision: 'no_stream',
+        });
+        await fast.commit();
+        expect(await store.lastPosition()).toBe(late.position);
+        expect(await settleLog(store, { timeoutMs: 200 })).toBe(false);
+        const settled = settleLog(store);
+        await sleep(100);
+        await slow.commit();
+        expect(await settled).toBe(true);
+        const seen = await store.readAll({ filter: { streamPrefixes: [p] } });
+        expect(seen.map((e) => e.type)).toEqual(['Slow', 'Fast']);
       });
 
       it('given a rolled-back transaction, then none of its events is ever read', async (context) => {

@@ -45,6 +45,29 @@ describe('the Node decider', () => {
     ]);
   });
 
+  it('given a live node of one source, when another source publishes its uid, then it is refused; a node without a source is claimed', () => {
+    const owned = { ...content('A'), source: 'mysite' };
+    const state = fold(
+      initialNodeState('x.doc'),
+      ...decideNode({ type: 'PublishNode', content: owned }, initialNodeState('x.doc')),
+    );
+    expect(() =>
+      decideNode({ type: 'PublishNode', content: { ...content('B'), source: 'other' } }, state),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'FAILED_PRECONDITION',
+        details: { uid: 'x.doc', source: 'mysite' },
+      }) as Error,
+    );
+    const legacy = fold(
+      initialNodeState('x.doc'),
+      ...decideNode({ type: 'PublishNode', content: content('A') }, initialNodeState('x.doc')),
+    );
+    expect(
+      decideNode({ type: 'PublishNode', content: { ...content('A'), source: 'other' } }, legacy),
+    ).toMatchObject([{ type: 'NodeRevised', data: { content: { source: 'other' } } }]);
+  });
+
   it('decides nothing for unchanged content, a revision for changed content', () => {
     const state = fold(
       initialNodeState('x.doc'),
