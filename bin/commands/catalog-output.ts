@@ -1,7 +1,11 @@
 import { createInterface } from 'node:readline/promises';
 import cliProgress from 'cli-progress';
 import type { CorpusIssue } from '../../services/catalog/corpus.js';
-import type { IngestReport, RetireConfirmation } from '../../services/catalog/ingest.js';
+import {
+  CONFIRM_RETIRE_ABOVE,
+  type IngestReport,
+  type RetireConfirmation,
+} from '../../services/catalog/ingest.js';
 
 /**
  * What `ingest` and `sources` print: a summary, then every skipped file, configuration file,
@@ -52,6 +56,22 @@ export const retirePrompt = (
       readline.close();
     }
   };
+};
+
+/**
+ * Said on stderr when pages were retired beyond the question's threshold with nobody asked
+ * (no terminal, and no --yes): the change went ahead, and the output says so.
+ */
+export const noteUnaskedRetirement = (
+  pages: number,
+  source: string,
+  asked: boolean,
+  yes: boolean,
+): void => {
+  if (asked || yes || pages <= CONFIRM_RETIRE_ABOVE) return;
+  process.stderr.write(
+    `note: retired ${pages} pages of source ${source} without asking: not an interactive terminal (pass --yes to say it is intended; --dry-run shows the plan first)\n`,
+  );
 };
 
 const location = (issue: CorpusIssue): string =>

@@ -9,7 +9,12 @@ import {
   describeIssues,
 } from '../../services/catalog/start-up.js';
 import { InvalidArgument } from '../../services/runtime/errors.js';
-import { formatIngestReport, progressBar, retirePrompt } from './catalog-output.js';
+import {
+  formatIngestReport,
+  noteUnaskedRetirement,
+  progressBar,
+  retirePrompt,
+} from './catalog-output.js';
 import { withApp } from './context.js';
 
 /**
@@ -82,7 +87,7 @@ export const ingestCommand = new Command('ingest')
             : flags.checkSamples === 'types'
               ? 'types'
               : 'syntax';
-        const confirmRetire = flags.json ? undefined : retirePrompt(flags.yes ?? false);
+        const confirmRetire = retirePrompt(flags.yes ?? false);
         let report: IngestReport;
         try {
           report = await ingestCorpus(eventStore, {
@@ -104,6 +109,17 @@ export const ingestCommand = new Command('ingest')
           });
         } finally {
           bar.stop();
+        }
+        if (report.applied) {
+          const retiredPages = report.plan.filter(
+            (entry) => entry.action === 'retire' && entry.label !== 'CodeSample',
+          ).length;
+          noteUnaskedRetirement(
+            retiredPages,
+            report.source,
+            confirmRetire !== undefined,
+            flags.yes ?? false,
+          );
         }
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
 import { listSources, removeSource } from '../../services/catalog/ingest.js';
 import { NotFound } from '../../services/runtime/errors.js';
-import { progressBar, retirePrompt } from './catalog-output.js';
+import { noteUnaskedRetirement, progressBar, retirePrompt } from './catalog-output.js';
 import { withApp } from './context.js';
 import { commandActor } from './ingest.js';
 
@@ -50,7 +50,7 @@ const remove = new Command('remove')
       const bar = flags.json
         ? { update: () => undefined, stop: () => undefined }
         : progressBar('remove');
-      const confirmRetire = flags.json ? undefined : retirePrompt(flags.yes ?? false);
+      const confirmRetire = retirePrompt(flags.yes ?? false);
       const report = await removeSource(eventStore, {
         source: name,
         dryRun: flags.dryRun ?? false,
@@ -62,6 +62,9 @@ const remove = new Command('remove')
       }).finally(() => {
         bar.stop();
       });
+      if (report.applied) {
+        noteUnaskedRetirement(report.pages, name, confirmRetire !== undefined, flags.yes ?? false);
+      }
       if (flags.json) process.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.declined) process.stdout.write('nothing was retired: not confirmed\n');
       else {

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -138,4 +139,63 @@ describeSources('server Postgres', async () => {
     env: cliEnv({ DATABASE_URL: db.url, COGITAVE_HTTP_PORT: '0' }),
     cleanup: () => db.drop(),
   };
+});
+
+/** Runs the CLI in a pseudo-terminal (util-linux `script`), answering its question. */
+const inTerminal = (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  answer: string,
+): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve, reject) => {
+    const command = [process.execPath, '--import', 'tsx', 'bin/cogitave.ts', ...args].join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repoRoot, env });
+    let output = '';
+    let answered = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no answer in time; the terminal showed:\n${output}`));
+    }, 60_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (!answered && output.includes('Continue? [y/N]')) {
+        answered = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+
+describe('retiring more than a few pages (embedded PGlite)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cogitave-retire-'));
+  const site = mkdtempSync(join(tmpdir(), 'cogitave-handbook-'));
+  const env = cliEnv({ COGITAVE_DATA_DIR: dataDir });
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  it('given a terminal, when the question is answered no, then nothing is retired; without a terminal the removal goes ahead and says so', async () => {
+    writeFileSync(join(site, 'index.md'), '# Handbook\n');
+    for (let i = 1; i <= 7; i += 1) writeFileSync(join(site, `page-${i}.md`), `# Page ${i}\n`);
+    const first = await ingest(site, env);
+    expect(first.pages).toBe(8);
+    for (let i = 1; i <= 7; i += 1) unlinkSync(join(site, `page-${i}.md`));
+
+    const declined = await inTerminal(['ingest', site, '--no-check-samples'], env, 'n');
+    expect(declined.output).toContain(`This retires 7 page(s) of source ${first.source}`);
+    expect(declined.output).toContain('nothing was appended: the retirement was not confirmed');
+    expect((await sources(env)).find((s) => s.name === first.source)?.pages).toBe(8);
+
+    const removed = await runCli(['sources', 'remove', first.source], env, 60_000);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`retired 8 nodes (8 pages) of source ${first.source}`);
+    expect(removed.stderr).toContain(
+      `note: retired 8 pages of source ${first.source} without asking: not an interactive terminal`,
+    );
+    expect((await sources(env)).map((s) => s.name)).not.toContain(first.source);
+  });
 });
