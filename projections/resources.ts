@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Position } from '../services/event-store/types.js';
 import { canonicalDocumentJson } from './canonical-json.js';
-import { scopeSqlValues, type ReadScope } from '../services/access/grants.js';
+import {
+  productInScopeSql,
+  scopeSqlValues,
+  typeInScopeSql,
+  type ReadScope,
+} from '../services/access/grants.js';
 import type { Queryable } from '../services/database/queryable.js';
 import { CopyText } from '../services/database/copy.js';
 import type { BulkRows, ProjectionTable, ProjectionTransaction, ResourceChanges } from './types.js';
@@ -179,7 +184,7 @@ export interface ListResourcesOptions {
 
 /** The condition that a row is in the scope bound at `$types`, `$products`. */
 const inScope = (types: number, products: number): string =>
-  `($${types}::text[] IS NULL OR type = ANY($${types}::text[])) AND ($${products}::text[] IS NULL OR product IS NULL OR product = ANY($${products}::text[]))`;
+  `${typeInScopeSql('type', `$${types}`)} AND ${productInScopeSql('product', `$${products}`)}`;
 
 const scopeValues = (scope: ReadScope): [string[] | null, string[] | null] => {
   const { types, products } = scopeSqlValues(scope);

@@ -1,6 +1,11 @@
 import type { NodeContent, NodeEdge, NodeSection } from '../../services/catalog/content.js';
 import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../../services/catalog/content.js';
-import { scopeSqlValues, type ReadScope } from '../../services/access/grants.js';
+import {
+  productInScopeSql,
+  scopeSqlValues,
+  typeInScopeSql,
+  type ReadScope,
+} from '../../services/access/grants.js';
 import { labelForResourceType, labelsInScope } from '../../services/catalog/vocabulary.js';
 import type { Queryable } from '../../services/database/queryable.js';
 import { getResource } from '../resources.js';
@@ -86,7 +91,7 @@ const scopeValues = (scope: ReadScope): [string[] | null, string[] | null] => [
 
 /** The condition that node `alias` is in the scope bound at `$labels`, `$products`. */
 const nodeInScope = (alias: string, labels: number, products: number): string =>
-  `($${labels}::text[] IS NULL OR ${alias}.label = ANY($${labels}::text[])) AND ($${products}::text[] IS NULL OR ${alias}.product IS NULL OR ${alias}.product = ANY($${products}::text[]))`;
+  `${typeInScopeSql(`${alias}.label`, `$${labels}`)} AND ${productInScopeSql(`${alias}.product`, `$${products}`)}`;
 
 export const getCatalogNode = async (
   db: Queryable,
@@ -216,13 +221,31 @@ export const countNodesByLabel = async (
   );
   if ((labels === null || labels.includes('Request')) && present.rows[0]?.table) {
     const requests = await db.query<{ count: string }>(
-      `SELECT count(*) AS count FROM read_model.requests
-        WHERE $1::text[] IS NULL OR product = ANY($1::text[])`,
+      `SELECT count(*) AS count FROM read_model.requests WHERE ${productInScopeSql('product', '$1')}`,
       [scopeSqlValues(scope).products],
     );
     counts.set('Request', Number(requests.rows[0]?.count ?? 0));
   }
   return counts;
+};
+
+/**
+ * Of `uids`, the nodes with an edge to a node outside the scope: their document as the scope
+ * reads it (those edges left out) differs from the one the resource index hashed.
+ */
+export const uidsWithHiddenEdges = async (
+  db: Queryable,
+  scope: ReadScope,
+  uids: readonly string[],
+): Promise<Set<string>> => {
+  if (uids.length === 0) return new Set();
+  const result = await db.query<{ uid: string }>(
+    `SELECT DISTINCT e.source_uid AS uid FROM read_model.catalog_edges e
+       JOIN read_model.catalog_nodes t ON t.uid = e.target_uid
+      WHERE e.source_uid = ANY($1::text[]) AND NOT (${nodeInScope('t', 2, 3)})`,
+    [uids, ...scopeValues(scope)],
+  );
+  return new Set(result.rows.map((row) => row.uid));
 };
 
 /** uid and title of every node of the scope (for closest-match suggestions), capped. */

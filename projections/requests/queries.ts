@@ -1,5 +1,10 @@
 import type { Stage } from '../../lifecycle/stages.js';
-import { mayReadType, scopeSqlValues, type ReadScope } from '../../services/access/grants.js';
+import {
+  mayReadType,
+  productInScopeSql,
+  scopeSqlValues,
+  type ReadScope,
+} from '../../services/access/grants.js';
 import type { Queryable } from '../../services/database/queryable.js';
 import type { Position } from '../../services/event-store/types.js';
 import { fromRequestRow, REQUEST_COLUMNS, type RequestRow } from './rows.js';
@@ -21,7 +26,7 @@ export const getRequest = async (
 ): Promise<RequestState | undefined> => {
   const result = await db.query<RequestRow>(
     `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests
-      WHERE request_id = $1 AND $2::boolean AND ($3::text[] IS NULL OR product = ANY($3::text[]))`,
+      WHERE request_id = $1 AND $2::boolean AND ${productInScopeSql('product', '$3')}`,
     [requestId, ...scopeValues(scope)],
   );
   const row = result.rows[0];
@@ -47,7 +52,7 @@ export const listRequests = async (
     `SELECT ${REQUEST_COLUMNS.join(', ')} FROM read_model.requests
       WHERE ($1::text IS NULL OR stage = $1) AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR product = $3) AND ($4::text IS NULL OR request_id > $4)
-        AND $6::boolean AND ($7::text[] IS NULL OR product = ANY($7::text[]))
+        AND $6::boolean AND ${productInScopeSql('product', '$7')}
       ORDER BY request_id LIMIT $5`,
     [
       options.stage ?? null,
@@ -95,7 +100,7 @@ export const getRequestHistory = async (
             h.summary
        FROM read_model.request_history h
        JOIN read_model.requests r ON r.request_id = h.request_id
-      WHERE h.request_id = $1 AND $2::boolean AND ($3::text[] IS NULL OR r.product = ANY($3::text[]))
+      WHERE h.request_id = $1 AND $2::boolean AND ${productInScopeSql('r.product', '$3')}
       ORDER BY h.stream_revision`,
     [requestId, ...scopeValues(scope)],
   );

@@ -26,9 +26,14 @@ export interface Grants {
 export const ALL_GRANTS: Grants = { products: '*', types: '*', propose: true, writeNetworks: true };
 
 /**
- * What a caller may read: resource types and products. A resource without a product (a
- * network, a catalog node ingested without one) is not product-scoped: any scope granted its
- * type reads it.
+ * What a caller may read: resource types and products.
+ *
+ * The rule for a resource without a product (a network, a catalog node ingested without
+ * `product`): it is **shared**, not owned by any product, so any scope granted its type reads
+ * it, product-restricted or not. Such nodes are the documentation every product shares (a
+ * glossary, the platform's own guides); a corpus that must be private to one product sets
+ * `product` on every node. `mayReadProduct` and `productInScopeSql` are the only places the
+ * rule is written; every read (in memory or in SQL) goes through one of them.
  */
 export interface ReadScope {
   readonly types: readonly string[] | '*';
@@ -49,6 +54,7 @@ export const isUnrestricted = (scope: ReadScope): boolean =>
 export const mayReadType = (scope: ReadScope, type: string): boolean =>
   scope.types === '*' || scope.types.includes(type);
 
+/** Whether a resource of `product` is readable; null (shared) always is (see `ReadScope`). */
 export const mayReadProduct = (scope: ReadScope, product: string | null): boolean =>
   scope.products === '*' || product === null || scope.products.includes(product);
 
@@ -57,9 +63,8 @@ export const mayRead = (scope: ReadScope, type: string, product: string | null):
 
 /**
  * The scope as SQL bind values: null where unrestricted. Queries filter with
- * `($n::text[] IS NULL OR type = ANY($n))` and
- * `($m::text[] IS NULL OR product IS NULL OR product = ANY($m))`, so the database never hands
- * out a row outside the scope.
+ * `typeInScopeSql` and `productInScopeSql`, so the database never hands out a row outside the
+ * scope.
  */
 export const scopeSqlValues = (
   scope: ReadScope,
@@ -67,6 +72,17 @@ export const scopeSqlValues = (
   types: scope.types === '*' ? null : [...scope.types],
   products: scope.products === '*' ? null : [...scope.products],
 });
+
+/** SQL: `column` (a type or label) is among those bound at `param` (a text[]; NULL: any). */
+export const typeInScopeSql = (column: string, param: string): string =>
+  `(${param}::text[] IS NULL OR ${column} = ANY(${param}::text[]))`;
+
+/**
+ * SQL: a row whose product is `column` is within the products bound at `param` (a text[];
+ * NULL: any). A NULL product is shared (see `ReadScope`), exactly as `mayReadProduct` says.
+ */
+export const productInScopeSql = (column: string, param: string): string =>
+  `(${param}::text[] IS NULL OR ${column} IS NULL OR ${column} = ANY(${param}::text[]))`;
 
 /**
  * The kinds of tool access:

@@ -1,6 +1,7 @@
 import {
   isUnrestricted,
   mayReadType,
+  productInScopeSql,
   scopeSqlValues,
   UNRESTRICTED,
   type ReadScope,
@@ -145,7 +146,7 @@ class Compiler {
     }
     if (products !== null) {
       const bound = this.#b.once('scope:products', products, 'text[]');
-      parts.push(`(${alias}.product IS NULL OR ${alias}.product = ANY(${bound}))`);
+      parts.push(productInScopeSql(`${alias}.product`, bound));
     }
     return parts.length === 0 ? undefined : `(${parts.join(' AND ')})`;
   }
@@ -155,7 +156,7 @@ class Compiler {
     if (!mayReadType(this.#scope, 'request')) return ' WHERE FALSE';
     const { products } = scopeSqlValues(this.#scope);
     if (products === null) return '';
-    return ` WHERE product = ANY(${this.#b.once('scope:products', products, 'text[]')})`;
+    return ` WHERE ${productInScopeSql('product', this.#b.once('scope:products', products, 'text[]'))}`;
   }
 
   /** A walk step may only pass through a node the scope shows (`uid` is the next node). */

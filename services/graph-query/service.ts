@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { resourceUri } from '../../projections/resources.js';
-import { isUnrestricted, type ReadScope } from '../access/grants.js';
+import type { ReadScope } from '../access/grants.js';
 import { labelSpec } from '../catalog/vocabulary.js';
 import { CogitaveError, Unavailable } from '../runtime/errors.js';
 import { analyze, type Analysis } from './analyze.js';
@@ -14,7 +14,13 @@ import {
 import { refusedQuery } from './errors.js';
 import { anchorRank, anchorUids, cardinality, estimateRows, type GraphStats } from './estimate.js';
 import { parseQuery } from './parser.js';
-import { createStatsCache, readDegree, readGraphStats } from './stats.js';
+import {
+  createStatsCache,
+  readDegree,
+  readGraphStats,
+  statsKeyOf,
+  type StatsCache,
+} from './stats.js';
 import { checkParams, type QueryParams } from './values.js';
 
 /** A node in a result row: enough to show it and to read it as a resource. */
@@ -85,6 +91,8 @@ export const prepareGraphQuery = (
 };
 
 const QUERY_CANCELED = '57014';
+/** Distinct scopes whose counts are kept (more is a misconfiguration; the cache then restarts). */
+const MAX_STATS_SCOPES = 64;
 /** Anchors with more uids than this are estimated from the mean fanout only. */
 const MAX_DEGREE_LOOKUP = 100;
 
@@ -94,6 +102,7 @@ const MAX_DEGREE_LOOKUP = 100;
  */
 const readAnchorDegrees = async (
   pool: pg.Pool,
+  scope: ReadScope,
   analysis: Analysis,
   params: QueryParams,
 ): Promise<Map<string, number>> => {
@@ -109,10 +118,9 @@ const readAnchorDegrees = async (
       const sides: ('source' | 'target')[] =
         outward === 'out' ? ['source'] : outward === 'in' ? ['target'] : ['source', 'target'];
       lookups.push(
-        Promise.all(sides.map((side) => readDegree(pool, uids, hop.types, side))).then((counts) => [
-          `${key}\u0000${index}`,
-          counts.reduce((a, b) => a + b, 0),
-        ]),
+        Promise.all(sides.map((side) => readDegree(pool, scope, uids, hop.types, side))).then(
+          (counts) => [`${key}\u0000${index}`, counts.reduce((a, b) => a + b, 0)],
+        ),
       );
     });
   }
@@ -126,7 +134,21 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
   const timeoutMs = options.timeoutMs ?? GRAPH_QUERY_BOUNDS.defaultTimeoutMs;
   const maxEstimatedRows = options.maxEstimatedRows ?? GRAPH_QUERY_BOUNDS.defaultMaxEstimatedRows;
   const clock = options.clock ?? (() => performance.now());
-  const stats = createStatsCache(() => readGraphStats(options.pool), options.statsTtlMs ?? 30_000);
+  // Counts per scope (callers share a handful of grants; each gets the counts of its own).
+  const statsByScope = new Map<string, StatsCache>();
+  const statsFor = (scope: ReadScope): StatsCache => {
+    const key = statsKeyOf(scope);
+    let cache = statsByScope.get(key);
+    if (!cache) {
+      if (statsByScope.size >= MAX_STATS_SCOPES) statsByScope.clear();
+      cache = createStatsCache(
+        () => readGraphStats(options.pool, scope),
+        options.statsTtlMs ?? 30_000,
+      );
+      statsByScope.set(key, cache);
+    }
+    return cache;
+  };
 
   const execute = async (compiled: CompiledQuery): Promise<Record<string, unknown>[]> => {
     const client = await options.pool.connect();
@@ -163,20 +185,22 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
       const started = clock();
       // Static checks first: a malformed query never waits for the graph counts.
       prepareGraphQuery(source, params, { limits: options.limits });
-      const graph = await stats.get().catch((error: unknown) => {
-        throw new Unavailable(
-          `The graph statistics could not be read: ${(error as Error).message}`,
-          {},
-          { cause: error },
-        );
-      });
+      const graph = await statsFor(scope)
+        .get()
+        .catch((error: unknown) => {
+          throw new Unavailable(
+            `The graph statistics could not be read: ${(error as Error).message}`,
+            {},
+            { cause: error },
+          );
+        });
       const { analysis, compiled } = prepareGraphQuery(source, params, {
         limits: options.limits ?? GRAPH_QUERY_BOUNDS,
         pathStrategy: options.pathStrategy ?? 'recursive',
         stats: graph,
         scope,
       });
-      const degrees = await readAnchorDegrees(options.pool, analysis, params).catch(
+      const degrees = await readAnchorDegrees(options.pool, scope, analysis, params).catch(
         (error: unknown) => {
           throw new Unavailable(
             `The degrees of the anchored nodes could not be read: ${(error as Error).message}`,
@@ -189,14 +213,11 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
         degrees.get(`${key}\u0000${hop}`),
       );
       if (estimated > maxEstimatedRows) {
-        // The estimate counts the whole graph: a restricted caller is not told its size.
-        const about = isUnrestricted(scope) ? ` to about ${formatCount(estimated)} paths` : '';
+        // The estimate counts the caller's scope only, so it may be told.
         throw refusedQuery(
           'traversal',
-          `The pattern could expand${about}, above the bound of ${formatCount(maxEstimatedRows)} paths; anchor a node (e.g. {uid: $uid}), name relationship types or use fewer hops`,
-          isUnrestricted(scope)
-            ? { estimatedRows: Math.round(estimated), maxEstimatedRows }
-            : { maxEstimatedRows },
+          `The pattern could expand to about ${formatCount(estimated)} paths, above the bound of ${formatCount(maxEstimatedRows)} paths; anchor a node (e.g. {uid: $uid}), name relationship types or use fewer hops`,
+          { estimatedRows: Math.round(estimated), maxEstimatedRows },
         );
       }
       const raw = await execute(compiled);

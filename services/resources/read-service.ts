@@ -1,4 +1,4 @@
-import { readCatalogResource } from '../../projections/catalog/queries.js';
+import { readCatalogResource, uidsWithHiddenEdges } from '../../projections/catalog/queries.js';
 import { readNetworkResource } from '../../projections/networks/queries.js';
 import { getRequest } from '../../projections/requests/queries.js';
 import { REQUEST_RESOURCE_TYPE, requestDocument } from '../../projections/requests/state.js';
@@ -7,10 +7,11 @@ import {
   getResource,
   listResources,
   resourceContentHash,
+  resourceUri,
   type ListResourcesOptions,
   type ResourceEntry,
 } from '../../projections/resources.js';
-import { mayReadType, type ReadScope } from '../access/grants.js';
+import { isUnrestricted, mayReadType, type ReadScope } from '../access/grants.js';
 import { NODE_LABELS } from '../catalog/vocabulary.js';
 import type { Queryable } from '../database/queryable.js';
 
@@ -65,7 +66,10 @@ export interface ResourceDocument {
 export interface ResourcesReadService {
   /** Every resource type that has a reader. */
   readonly types: readonly string[];
-  /** A page of the index in URI order, the scope's rows only. */
+  /**
+   * A page of the index in URI order, the scope's rows only; each `contentHash` is the hash of
+   * the document `read` serves the same scope.
+   */
   list(scope: ReadScope, options: ListResourcesOptions): Promise<ResourceEntry[]>;
   /** The index row of a URI; undefined when absent or hidden. */
   entry(scope: ReadScope, uri: string): Promise<ResourceEntry | undefined>;
@@ -79,25 +83,62 @@ export const createResourcesReadService = (deps: {
 }): ResourcesReadService => {
   const { db } = deps;
   const readers = deps.readers ?? defaultResourceReaders();
+  const catalogTypes = new Set(
+    NODE_LABELS.filter((spec) => spec.source === 'catalog').map((spec) => spec.resourceType),
+  );
+  const idOf = (entry: ResourceEntry): string =>
+    decodeURIComponent(entry.uri.slice(collectionUri(entry.type).length));
+
+  const read = async (
+    scope: ReadScope,
+    type: string,
+    id: string,
+  ): Promise<ResourceDocument | undefined> => {
+    const reader = readers.get(type);
+    if (!reader) return undefined;
+    const [entry, document] = await Promise.all([
+      getResource(db, scope, resourceUri(type, id)),
+      reader(db, scope, id),
+    ]);
+    if (document === undefined) return undefined;
+    // The hash of what is served (not of the index row, which a concurrent commit may move on).
+    return {
+      document,
+      contentHash: resourceContentHash(document),
+      lastModified: entry?.lastModified ?? null,
+    };
+  };
+
+  /**
+   * The index hashes each document as the unrestricted reader sees it. A catalog node with an
+   * edge outside the scope is served without that edge, so its entry gets the hash of what the
+   * scope reads; every other entry's document is the same for every scope that lists it.
+   */
+  const withScopedHashes = async (
+    scope: ReadScope,
+    entries: ResourceEntry[],
+  ): Promise<ResourceEntry[]> => {
+    if (isUnrestricted(scope)) return entries;
+    const catalog = entries.filter((entry) => catalogTypes.has(entry.type));
+    const differ = await uidsWithHiddenEdges(db, scope, catalog.map(idOf));
+    if (differ.size === 0) return entries;
+    return Promise.all(
+      entries.map(async (entry) => {
+        if (!catalogTypes.has(entry.type) || !differ.has(idOf(entry))) return entry;
+        const served = await read(scope, entry.type, idOf(entry));
+        return served ? { ...entry, contentHash: served.contentHash } : entry;
+      }),
+    );
+  };
+
   return {
     types: [...readers.keys()],
-    list: (scope, options) => listResources(db, scope, options),
-    entry: (scope, uri) => getResource(db, scope, uri),
-    read: async (scope, type, id) => {
-      const reader = readers.get(type);
-      if (!reader) return undefined;
-      const uri = `${collectionUri(type)}${encodeURIComponent(id)}`;
-      const [entry, document] = await Promise.all([
-        getResource(db, scope, uri),
-        reader(db, scope, id),
-      ]);
-      if (document === undefined) return undefined;
-      // The hash of what is served (not of the index row, which a concurrent commit may move on).
-      return {
-        document,
-        contentHash: resourceContentHash(document),
-        lastModified: entry?.lastModified ?? null,
-      };
+    list: async (scope, options) =>
+      withScopedHashes(scope, await listResources(db, scope, options)),
+    entry: async (scope, uri) => {
+      const found = await getResource(db, scope, uri);
+      return found ? (await withScopedHashes(scope, [found]))[0] : undefined;
     },
+    read,
   };
 };

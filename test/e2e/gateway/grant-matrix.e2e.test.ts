@@ -645,6 +645,53 @@ const outcome = async (run: () => Promise<unknown>): Promise<Answer> => {
   }
 };
 
+/** The (uri, contentHash) entries of a resources/list result or a collection read. */
+const listedHashes = (listing: Answer): { uri: string; hash: string | undefined }[] => {
+  if (!listing.ok) return [];
+  const payload = listing.payload as {
+    resources?: { uri: string; _meta?: { contentHash?: string } }[];
+    contents?: { text?: string }[];
+  };
+  return (
+    payload.resources?.map((entry) => ({ uri: entry.uri, hash: entry._meta?.contentHash })) ??
+    (
+      JSON.parse(payload.contents?.[0]?.text ?? '{"items":[]}') as {
+        items: { uri: string; contentHash: string }[];
+      }
+    ).items.map((item) => ({ uri: item.uri, hash: item.contentHash }))
+  );
+};
+
+/**
+ * Cases: the `contentHash` a listing (resources/list, a collection read) gives each entry is
+ * the hash `resources/read` gives the document the same token reads. A restricted token reads
+ * a node without its edges outside the grant, so a hash of the whole document would differ
+ * (and tell it that hidden edges exist). The index and a read model are two projections, so
+ * a mismatch is asked again for a while before it counts: a lag passes, a wrong hash stays.
+ */
+const checkHashesAgree = async (
+  token: TokenName,
+  client: LegacyClient,
+  list: () => Promise<Answer>,
+): Promise<void> => {
+  for (const { uri } of listedHashes(await list())) {
+    cases += 1;
+    let last = '';
+    const agreed = await (async () => {
+      for (let attempt = 0; attempt < 40; attempt += 1) {
+        const listed = listedHashes(await list()).find((entry) => entry.uri === uri)?.hash;
+        const read = await outcome(() => client.readResource({ uri }));
+        const served = (read.payload as { _meta?: { contentHash?: string } })._meta?.contentHash;
+        if (read.ok && served === listed) return true;
+        last = `listed ${String(listed)}, read ${String(served)}`;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      return false;
+    })();
+    if (!agreed) failures.push({ where: `resources ${token} hash ${uri}`, problem: last });
+  }
+};
+
 describe('resources', () => {
   it.concurrent.for(TOKEN_NAMES)(
     'token %s: list, templates, read and completions show only the grant; hidden URIs read as missing',
@@ -652,18 +699,19 @@ describe('resources', () => {
     async (token: TokenName, { expect }) => {
       const client = await connectLegacy(token);
       try {
-        checkLeaks(token, `resources ${token} list`, await outcome(() => client.listResources()));
+        const list = () => outcome(() => client.listResources());
+        checkLeaks(token, `resources ${token} list`, await list());
+        await checkHashesAgree(token, client, list);
         checkLeaks(
           token,
           `resources ${token} templates`,
           await outcome(() => client.listResourceTemplates()),
         );
         for (const type of RESOURCE_TYPES) {
-          checkLeaks(
-            token,
-            `resources ${token} read collection ${type}`,
-            await outcome(() => client.readResource({ uri: `cogitave://${type}/` })),
-          );
+          const collection = () =>
+            outcome(() => client.readResource({ uri: `cogitave://${type}/` }));
+          checkLeaks(token, `resources ${token} read collection ${type}`, await collection());
+          await checkHashesAgree(token, client, collection);
           for (const value of ['', 'alpha', 'beta', 'falcon']) {
             checkLeaks(
               token,
@@ -696,6 +744,45 @@ describe('resources', () => {
         await client.close();
       }
       expect(failuresOf(`resources ${token} `), report()).toEqual([]);
+    },
+  );
+});
+
+describe('shared nodes (no product)', () => {
+  // The rule in services/access/grants.ts: a node without a product is shared documentation,
+  // read by every token granted its type, product-restricted or not.
+  it.concurrent.for(TOKEN_NAMES)(
+    'token %s: the node without a product is read, listed, searched and matched like its own',
+    { timeout: 60_000 },
+    async (token: TokenName, { expect }) => {
+      const call = await toolCaller('mcp-2025', token);
+      const fetched = await call('docs_fetch', { uid: 'common-doc' });
+      const matched = await call('query_graph', {
+        query: "MATCH (d:Doc {uid: 'common-doc'}) RETURN d.title",
+      });
+      const related = await call('get_related', { uid: 'alpha-doc' });
+      const client = await connectLegacy(token);
+      try {
+        const read = await outcome(() => client.readResource({ uri: 'cogitave://doc/common-doc' }));
+        const listed = await outcome(() => client.readResource({ uri: 'cogitave://doc/' }));
+        for (const [where, answer] of [
+          ['docs_fetch', fetched],
+          ['query_graph', matched],
+          ['get_related alpha-doc', related],
+          ['resources/read', read],
+          ['collection read', listed],
+        ] as const) {
+          cases += 1;
+          if (!answer.ok || !JSON.stringify(answer.payload).includes('common-doc'))
+            failures.push({
+              where: `shared ${token} ${where}`,
+              problem: `common-doc not served: ${JSON.stringify(answer.payload).slice(0, 200)}`,
+            });
+        }
+      } finally {
+        await client.close();
+      }
+      expect(failuresOf(`shared ${token} `), report()).toEqual([]);
     },
   );
 });
