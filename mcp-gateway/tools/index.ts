@@ -11,7 +11,9 @@ import { getDodTool } from './get-dod.js';
 import { getRequestTool } from './get-request.js';
 import { listRequestsTool } from './list-requests.js';
 import { networkAddEdgeTool } from './network-add-edge.js';
+import { networkAddEdgesTool } from './network-add-edges.js';
 import { networkAddNodeTool } from './network-add-node.js';
+import { networkAddNodesTool } from './network-add-nodes.js';
 import { networkCreateTool } from './network-create.js';
 import { networkGetNeighborsTool } from './network-get-neighbors.js';
 import { networkListTool } from './network-list.js';
@@ -40,5 +42,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   networkGetNeighborsTool,
   networkAddNodeTool,
   networkAddEdgeTool,
+  networkAddNodesTool,
+  networkAddEdgesTool,
   queryGraphTool,
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandMetadata } from '../../services/commands/metadata.js';
-import { descriptionSchema, networkNameSchema } from '../../services/networks/inputs.js';
+import { batchOf, descriptionSchema, networkNameSchema } from '../../services/networks/inputs.js';
 import { appendOnly, defineTool, type ToolContext } from '../registry.js';
 
 /**
@@ -35,6 +35,40 @@ export const argText = (args: unknown, key: string): string => {
   if (typeof args !== 'object' || args === null) return '';
   const value = (args as Record<string, unknown>)[key];
   return typeof value === 'string' ? value : '';
+};
+
+/** The items of a batch tool (`network_add_nodes`, `network_add_edges`): 1 to 1000. */
+export const batchItems = batchOf;
+
+export const batchStatusField = z
+  .enum(['success', 'partial', 'error'])
+  .describe(
+    '"success": every item succeeded (or was a duplicate); "partial": some items failed, see results; "error": nothing was done, see error.',
+  );
+
+/** `partial` when some item failed: the others were written. */
+export const batchStatus = (
+  results: readonly { readonly status: string }[],
+): 'success' | 'partial' =>
+  results.some((item) => item.status === 'error') ? 'partial' : 'success';
+
+const RENDERED_FAILURES = 20;
+
+/** A batch result as text: the summary, then the items that failed (the first 20). */
+export const renderBatch = <Item extends { readonly status: string; readonly error?: string }>(
+  result: { readonly status: string; readonly error?: string; readonly results: readonly Item[] },
+  summary: string,
+  name: (item: Item) => string,
+): string => {
+  if (result.status === 'error') return `Error: ${result.error ?? ''}`;
+  const failed = result.results.flatMap((item, index) =>
+    item.status === 'error' ? [`- [${String(index)}] ${name(item)}: ${item.error ?? ''}`] : [],
+  );
+  const more =
+    failed.length > RENDERED_FAILURES
+      ? [`- … and ${String(failed.length - RENDERED_FAILURES)} more (see results)`]
+      : [];
+  return [summary, ...failed.slice(0, RENDERED_FAILURES), ...more].join('\n');
 };
 
 const input = z.strictObject({

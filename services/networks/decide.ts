@@ -40,7 +40,8 @@ export type NetworkCommand =
       readonly meta: CommandMetadata;
     };
 
-const existing = (state: NetworkState, networkName: string): NetworkState => {
+/** The state of an existing network, or NetworkNotFound. */
+export const existing = (state: NetworkState, networkName: string): NetworkState => {
   if (!state.exists) throw new NetworkNotFound(networkName);
   return state;
 };

@@ -1,14 +1,20 @@
-import { runCommand, type CommandOutcome } from '../commands/handler.js';
+import { runCommand, type CommandOutcome, type Folded as Decidable } from '../commands/handler.js';
 import { parseInput } from '../commands/inputs.js';
 import { parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
-import { CogitaveError } from '../runtime/errors.js';
+import { CogitaveError, type ErrorCode } from '../runtime/errors.js';
 import {
   DEFAULT_NETWORK_LIMITS,
   decideNetwork,
   type NetworkCommand,
   type NetworkLimits,
 } from './decide.js';
+import {
+  decideAddEdges,
+  decideAddNodes,
+  type BatchDecision,
+  type ItemOutcome,
+} from './decide-batch.js';
 import { NetworkBusy } from './errors.js';
 import {
   NETWORK_EVENT_TYPES,
@@ -18,10 +24,14 @@ import {
 } from './events.js';
 import {
   addEdgeInputSchema,
+  addEdgesInputSchema,
   addNodeInputSchema,
+  addNodesInputSchema,
   createNetworkInputSchema,
   type AddEdgeInput,
+  type AddEdgesInput,
   type AddNodeInput,
+  type AddNodesInput,
   type CreateNetworkInput,
 } from './inputs.js';
 import { evolve, initialNetworkState, type NetworkState } from './state.js';
@@ -66,10 +76,38 @@ export interface AddEdgeResult extends NetworkWriteResult {
   readonly weight: number;
 }
 
+/** The outcome of one item of a batch: as the single-item command would answer it. */
+export interface BatchItemResult {
+  readonly status: 'success' | 'duplicate' | 'error';
+  /** Why the item was not added; only when status is `error`. */
+  readonly error?: { readonly code: ErrorCode; readonly message: string };
+}
+
+/** A batch's revision and position are the network's after the call (as a single write's). */
+export interface AddNodesResult extends Omit<NetworkWriteResult, 'status'> {
+  /** One per input node, in order. */
+  readonly nodes: readonly (BatchItemResult & { readonly nodeId: string })[];
+}
+
+export interface AddEdgesResult extends Omit<NetworkWriteResult, 'status'> {
+  /** One per input edge, in order; `edgeId` when it was added. */
+  readonly edges: readonly (BatchItemResult & {
+    readonly status: 'success' | 'error';
+    readonly source: string;
+    readonly target: string;
+    readonly weight: number;
+    readonly edgeId?: number;
+  })[];
+}
+
 export interface NetworkCommandHandlers {
   createNetwork(input: CreateNetworkInput, meta: CommandMetadata): Promise<NetworkWriteResult>;
   addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult>;
   addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult>;
+  /** Up to MAX_BATCH_ITEMS nodes in one append; each answers success, duplicate or error. */
+  addNodes(input: AddNodesInput, meta: CommandMetadata): Promise<AddNodesResult>;
+  /** Up to MAX_BATCH_ITEMS edges in one append; each answers success or error. */
+  addEdges(input: AddEdgesInput, meta: CommandMetadata): Promise<AddEdgesResult>;
 }
 
 export interface NetworkCommandHandlerDeps {
@@ -109,6 +147,14 @@ const toNetworkEvent = (event: RecordedEvent): NetworkEvent => {
 
 const isEdgeAdded = (event: NetworkEvent): event is NetworkEdgeAdded =>
   event.type === 'NetworkEdgeAdded';
+
+/** A batch decided on a cached state refused an item: only the stream can confirm that. */
+class RefusedOnCache extends Error {}
+
+const itemResult = (item: ItemOutcome): BatchItemResult =>
+  item.status === 'error'
+    ? { status: 'error', error: { code: item.error.code, message: item.error.message } }
+    : { status: item.status };
 
 /** Runs `task`s of one key one after another; other keys run freely. */
 const createKeyedQueue = () => {
@@ -190,26 +236,29 @@ export const createNetworkCommandHandlers = ({
    * revision, which the store refuses if the stream moved on. A refusal decided on the cache
    * is checked on the stream (`runCommand` does that for a state that is not `fresh`).
    */
-  const execute = (command: NetworkCommand): Promise<Executed> => {
-    const streamId = networkStreamId(command.networkName);
+  const execute = (
+    networkName: string,
+    meta: CommandMetadata,
+    decide: (folded: Decidable<NetworkState>) => readonly NetworkEvent[],
+  ): Promise<Executed> => {
+    const streamId = networkStreamId(networkName);
     return serialised(streamId, async () => {
       const outcome: CommandOutcome<NetworkState, NetworkEvent> = await runCommand(
         eventStore,
         {
           streamId,
-          meta: command.meta,
+          meta,
           load: async (fresh) => {
             const cached = fresh ? undefined : cache.get(streamId);
             const folded = cached ?? (await catchUp(streamId));
             return { ...folded, revision: folded.state.revision, fresh: cached === undefined };
           },
-          decide: ({ state }) => decideNetwork(command, state, limits),
+          decide,
           parse: toNetworkEvent,
         },
         {
           maxAttempts,
-          conflict: (error, attempts) =>
-            new NetworkBusy(command.networkName, attempts, { cause: error }),
+          conflict: (error, attempts) => new NetworkBusy(networkName, attempts, { cause: error }),
         },
       );
       const decidedOn = { state: outcome.decidedOn.state, position: outcome.decidedOn.position };
@@ -224,6 +273,29 @@ export const createNetworkCommandHandlers = ({
       else cache.delete(streamId);
       return { folded: next, events: outcome.events };
     });
+  };
+
+  const executeCommand = (command: NetworkCommand): Promise<Executed> =>
+    execute(command.networkName, command.meta, ({ state }) =>
+      decideNetwork(command, state, limits),
+    );
+
+  /** Runs a batch; `items` are those of the decision whose events were appended (or replayed). */
+  const executeBatch = async (
+    networkName: string,
+    meta: CommandMetadata,
+    decideBatch: (state: NetworkState) => BatchDecision<NetworkEvent>,
+  ): Promise<{ readonly executed: Executed; readonly items: readonly ItemOutcome[] }> => {
+    let items: readonly ItemOutcome[] = [];
+    const executed = await execute(networkName, meta, (folded) => {
+      const decision = decideBatch(folded.state);
+      if (!folded.fresh && decision.items.some((item) => item.status === 'error')) {
+        throw new RefusedOnCache();
+      }
+      items = decision.items;
+      return decision.events;
+    });
+    return { executed, items };
   };
 
   const outcome = (networkName: string, executed: Executed): NetworkWriteResult => {
@@ -243,7 +315,7 @@ export const createNetworkCommandHandlers = ({
     createNetwork: async (input, meta) => {
       const parsedMeta = parseCommandMetadata(meta, 'createNetwork');
       const parsed = parseInput(createNetworkInputSchema, input, 'createNetwork');
-      const executed = await execute({
+      const executed = await executeCommand({
         type: 'CreateNetwork',
         networkName: parsed.networkName,
         description: parsed.description ?? null,
@@ -255,7 +327,7 @@ export const createNetworkCommandHandlers = ({
     addNode: async (input, meta) => {
       const parsedMeta = parseCommandMetadata(meta, 'addNode');
       const parsed = parseInput(addNodeInputSchema, input, 'addNode');
-      const executed = await execute({
+      const executed = await executeCommand({
         type: 'AddNode',
         networkName: parsed.networkName,
         nodeId: parsed.nodeId,
@@ -269,7 +341,7 @@ export const createNetworkCommandHandlers = ({
     addEdge: async (input, meta) => {
       const parsedMeta = parseCommandMetadata(meta, 'addEdge');
       const parsed = parseInput(addEdgeInputSchema, input, 'addEdge');
-      const executed = await execute({
+      const executed = await executeCommand({
         type: 'AddEdge',
         networkName: parsed.networkName,
         source: parsed.source,
@@ -287,6 +359,68 @@ export const createNetworkCommandHandlers = ({
         source: edge.source,
         target: edge.target,
         weight: edge.weight,
+      };
+    },
+
+    addNodes: async (input, meta) => {
+      const parsedMeta = parseCommandMetadata(meta, 'addNodes');
+      const parsed = parseInput(addNodesInputSchema, input, 'addNodes');
+      const nodes = parsed.nodes.map((node) => ({
+        nodeId: node.nodeId,
+        data: node.data ?? null,
+        attributes: node.attributes ?? {},
+      }));
+      const { executed, items } = await executeBatch(parsed.networkName, parsedMeta, (state) =>
+        decideAddNodes(
+          { type: 'AddNodes', networkName: parsed.networkName, nodes, meta: parsedMeta },
+          state,
+          limits,
+        ),
+      );
+      const { networkName, revision, position } = outcome(parsed.networkName, executed);
+      return {
+        networkName,
+        revision,
+        position,
+        nodes: items.map((item, index) => ({ nodeId: nodes[index]!.nodeId, ...itemResult(item) })),
+      };
+    },
+
+    addEdges: async (input, meta) => {
+      const parsedMeta = parseCommandMetadata(meta, 'addEdges');
+      const parsed = parseInput(addEdgesInputSchema, input, 'addEdges');
+      const edges = parsed.edges.map((edge) => ({
+        source: edge.source,
+        target: edge.target,
+        weight: edge.weight ?? DEFAULT_WEIGHT,
+        attributes: edge.attributes ?? {},
+      }));
+      const { executed, items } = await executeBatch(parsed.networkName, parsedMeta, (state) =>
+        decideAddEdges(
+          { type: 'AddEdges', networkName: parsed.networkName, edges, meta: parsedMeta },
+          state,
+          limits,
+        ),
+      );
+      // The appended (or, for a retried call, the stored) edges, in the order of the successes.
+      const added = executed.events.filter(isEdgeAdded);
+      let next = 0;
+      const { networkName, revision, position } = outcome(parsed.networkName, executed);
+      return {
+        networkName,
+        revision,
+        position,
+        edges: items.map((item, index) => {
+          const { source, target, weight } = edges[index]!;
+          if (item.status === 'duplicate') {
+            throw new CogitaveError('INTERNAL', 'addEdges decided a duplicate edge');
+          }
+          const result = { source, target, weight, ...itemResult(item), status: item.status };
+          if (item.status !== 'success') return result;
+          const edgeId = added[next++]?.data.edgeId;
+          if (edgeId === undefined) throw new CogitaveError('INTERNAL', 'addEdges lost an edge');
+          return { ...result, edgeId };
+        }),
       };
     },
   };

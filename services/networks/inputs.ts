@@ -111,3 +111,41 @@ export const nodeRefInputSchema = z.strictObject({
 export type CreateNetworkInput = z.input<typeof createNetworkInputSchema>;
 export type AddNodeInput = z.input<typeof addNodeInputSchema>;
 export type AddEdgeInput = z.input<typeof addEdgeInputSchema>;
+
+/** Items one `addNodes` / `addEdges` call may carry; more is refused before anything is read. */
+export const MAX_BATCH_ITEMS = 1000;
+
+/** An array of 1 to MAX_BATCH_ITEMS `item`s; the messages name `what` and the bound. */
+export const batchOf = <T extends z.ZodType>(item: T, what: 'nodes' | 'edges') =>
+  z
+    .array(item, { error: `must be an array of ${what}` })
+    .min(1, { error: `must hold at least one of the ${what} to add` })
+    .max(MAX_BATCH_ITEMS, {
+      error: `must hold at most ${MAX_BATCH_ITEMS} ${what} per call; send the rest in further calls`,
+    });
+
+export const nodeItemSchema = z.strictObject({
+  nodeId: nodeIdSchema,
+  data: nodeDataSchema.optional(),
+  attributes: attributesSchema.optional(),
+});
+
+export const edgeItemSchema = z.strictObject({
+  source: nodeIdSchema,
+  target: nodeIdSchema,
+  weight: weightSchema.optional(),
+  attributes: attributesSchema.optional(),
+});
+
+export const addNodesInputSchema = z.strictObject({
+  networkName: networkNameSchema,
+  nodes: batchOf(nodeItemSchema, 'nodes'),
+});
+
+export const addEdgesInputSchema = z.strictObject({
+  networkName: networkNameSchema,
+  edges: batchOf(edgeItemSchema, 'edges'),
+});
+
+export type AddNodesInput = z.input<typeof addNodesInputSchema>;
+export type AddEdgesInput = z.input<typeof addEdgesInputSchema>;

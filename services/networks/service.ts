@@ -25,7 +25,9 @@ import { NetworkNotFound, NodeNotFound } from './errors.js';
 import {
   createNetworkCommandHandlers,
   type AddEdgeResult,
+  type AddEdgesResult,
   type AddNodeResult,
+  type AddNodesResult,
   type NetworkCommandHandlers,
   type NetworkWriteResult,
 } from './handlers.js';
@@ -33,7 +35,9 @@ import {
   networkNameSchema,
   nodeRefInputSchema,
   type AddEdgeInput,
+  type AddEdgesInput,
   type AddNodeInput,
+  type AddNodesInput,
   type CreateNetworkInput,
 } from './inputs.js';
 
@@ -56,6 +60,8 @@ export interface NetworksService {
   createNetwork(input: CreateNetworkInput, meta: CommandMetadata): Promise<NetworkWriteResult>;
   addNode(input: AddNodeInput, meta: CommandMetadata): Promise<AddNodeResult>;
   addEdge(input: AddEdgeInput, meta: CommandMetadata): Promise<AddEdgeResult>;
+  addNodes(input: AddNodesInput, meta: CommandMetadata): Promise<AddNodesResult>;
+  addEdges(input: AddEdgesInput, meta: CommandMetadata): Promise<AddEdgesResult>;
   /**
    * Reads take the caller's scope (required): networks have no product, so the `network`
    * type decides; without it a read is refused (the grant alone decides that).
@@ -148,6 +154,8 @@ export const createNetworksService = (deps: NetworksServiceDeps): NetworksServic
     createNetwork: (input, meta) => commands.createNetwork(input, meta),
     addNode: (input, meta) => commands.addNode(input, meta),
     addEdge: (input, meta) => commands.addEdge(input, meta),
+    addNodes: (input, meta) => commands.addNodes(input, meta),
+    addEdges: (input, meta) => commands.addEdges(input, meta),
 
     getNeighbors: async (scope, networkName, nodeId) => {
       requireType(scope, NETWORK_TYPE, WHAT);

@@ -1,0 +1,126 @@
+import type { CommandMetadata } from '../commands/metadata.js';
+import type { CogitaveError } from '../runtime/errors.js';
+import { DEFAULT_NETWORK_LIMITS, existing, type NetworkLimits } from './decide.js';
+import { NetworkLimitReached, NodeNotFound } from './errors.js';
+import type { Attributes, NetworkEdgeAdded, NetworkNodeAdded } from './events.js';
+import { hasNode, type NetworkState } from './state.js';
+
+/**
+ * The batch commands (`network_add_nodes`, `network_add_edges`): each item is decided as the
+ * single-item command would be after the items before it, and answers with the same status
+ * (`success`, `duplicate`, or `error` with its reason). The events of every item that
+ * succeeds are appended together, in one append: a call is all its successes or nothing.
+ * A missing network refuses the whole call, as it refuses a single item.
+ */
+
+export interface NodeItem {
+  readonly nodeId: string;
+  readonly data: unknown;
+  readonly attributes: Attributes;
+}
+
+export interface EdgeItem {
+  readonly source: string;
+  readonly target: string;
+  readonly weight: number;
+  readonly attributes: Attributes;
+}
+
+export interface AddNodesCommand {
+  readonly type: 'AddNodes';
+  readonly networkName: string;
+  readonly nodes: readonly NodeItem[];
+  readonly meta: CommandMetadata;
+}
+
+export interface AddEdgesCommand {
+  readonly type: 'AddEdges';
+  readonly networkName: string;
+  readonly edges: readonly EdgeItem[];
+  readonly meta: CommandMetadata;
+}
+
+/** What became of one item; `success` items are, in order, the decided events. */
+export type ItemOutcome =
+  | { readonly status: 'success' }
+  | { readonly status: 'duplicate' }
+  | { readonly status: 'error'; readonly error: CogitaveError };
+
+export interface BatchDecision<E> {
+  readonly events: readonly E[];
+  /** One per item, in the order of the command's items. */
+  readonly items: readonly ItemOutcome[];
+}
+
+const SUCCESS: ItemOutcome = { status: 'success' };
+const DUPLICATE: ItemOutcome = { status: 'duplicate' };
+
+export const decideAddNodes = (
+  command: AddNodesCommand,
+  state: NetworkState,
+  limits: NetworkLimits = DEFAULT_NETWORK_LIMITS,
+): BatchDecision<NetworkNodeAdded> => {
+  existing(state, command.networkName);
+  const added = new Set<string>();
+  const events: NetworkNodeAdded[] = [];
+  const items = command.nodes.map((node): ItemOutcome => {
+    // A node named twice in one call is added once; the second answers duplicate.
+    if (hasNode(state, node.nodeId) || added.has(node.nodeId)) return DUPLICATE;
+    if (state.nodeCount + added.size >= limits.maxNodes) {
+      return {
+        status: 'error',
+        error: new NetworkLimitReached(command.networkName, 'nodes', limits.maxNodes),
+      };
+    }
+    added.add(node.nodeId);
+    events.push({
+      type: 'NetworkNodeAdded',
+      data: {
+        networkName: command.networkName,
+        nodeId: node.nodeId,
+        data: node.data,
+        attributes: node.attributes,
+      },
+    });
+    return SUCCESS;
+  });
+  return { events, items };
+};
+
+export const decideAddEdges = (
+  command: AddEdgesCommand,
+  state: NetworkState,
+  limits: NetworkLimits = DEFAULT_NETWORK_LIMITS,
+): BatchDecision<NetworkEdgeAdded> => {
+  existing(state, command.networkName);
+  const events: NetworkEdgeAdded[] = [];
+  const items = command.edges.map((edge): ItemOutcome => {
+    const missing = [...new Set([edge.source, edge.target])].filter(
+      (nodeId) => !hasNode(state, nodeId),
+    );
+    if (missing.length > 0) {
+      return { status: 'error', error: new NodeNotFound(command.networkName, missing) };
+    }
+    const edgeCount = state.edgeCount + events.length;
+    if (edgeCount >= limits.maxEdges) {
+      return {
+        status: 'error',
+        error: new NetworkLimitReached(command.networkName, 'edges', limits.maxEdges),
+      };
+    }
+    // Edges are never deduplicated, within a call or across calls (as network_add_edge).
+    events.push({
+      type: 'NetworkEdgeAdded',
+      data: {
+        networkName: command.networkName,
+        edgeId: edgeCount + 1,
+        source: edge.source,
+        target: edge.target,
+        weight: edge.weight,
+        attributes: edge.attributes,
+      },
+    });
+    return SUCCESS;
+  });
+  return { events, items };
+};
