@@ -151,6 +151,12 @@ const isEdgeAdded = (event: NetworkEvent): event is NetworkEdgeAdded =>
 /** A batch decided on a cached state refused an item: only the stream can confirm that. */
 class RefusedOnCache extends Error {}
 
+const itemAt = (items: readonly ItemOutcome[], index: number): ItemOutcome => {
+  const item = items[index];
+  if (!item) throw new CogitaveError('INTERNAL', `batch item ${String(index)} was not decided`);
+  return item;
+};
+
 const itemResult = (item: ItemOutcome): BatchItemResult =>
   item.status === 'error'
     ? { status: 'error', error: { code: item.error.code, message: item.error.message } }
@@ -382,7 +388,10 @@ export const createNetworkCommandHandlers = ({
         networkName,
         revision,
         position,
-        nodes: items.map((item, index) => ({ nodeId: nodes[index]!.nodeId, ...itemResult(item) })),
+        nodes: nodes.map((node, index) => ({
+          nodeId: node.nodeId,
+          ...itemResult(itemAt(items, index)),
+        })),
       };
     },
 
@@ -410,8 +419,8 @@ export const createNetworkCommandHandlers = ({
         networkName,
         revision,
         position,
-        edges: items.map((item, index) => {
-          const { source, target, weight } = edges[index]!;
+        edges: edges.map(({ source, target, weight }, index) => {
+          const item = itemAt(items, index);
           if (item.status === 'duplicate') {
             throw new CogitaveError('INTERNAL', 'addEdges decided a duplicate edge');
           }
