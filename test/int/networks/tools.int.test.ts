@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { runTool, type Caller, type ToolDefinition } from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { networkAddEdgeTool } from '../../../mcp-gateway/tools/network-add-edge.js';
+import { networkAddEdgesTool } from '../../../mcp-gateway/tools/network-add-edges.js';
 import { networkAddNodeTool } from '../../../mcp-gateway/tools/network-add-node.js';
+import { networkAddNodesTool } from '../../../mcp-gateway/tools/network-add-nodes.js';
 import { networkCreateTool } from '../../../mcp-gateway/tools/network-create.js';
 import { networkGetNeighborsTool } from '../../../mcp-gateway/tools/network-get-neighbors.js';
 import { networkListTool } from '../../../mcp-gateway/tools/network-list.js';
@@ -334,5 +336,157 @@ describe('network tools', () => {
       [networkListTool, { limit: 1000 }],
     ];
     for (const [tool, args] of bad) expect(tool.input.safeParse(args).success).toBe(false);
+  });
+});
+
+describe('batch network tools', () => {
+  const prepared = prepareTools(ALL_TOOLS);
+  const viaGateway = (name: string, args: unknown, caller = writer) =>
+    callTool(prepared.get(name)!, args, {
+      services,
+      caller,
+      logger: silentLogger,
+      signal: new AbortController().signal,
+      progress: () => Promise.resolve(),
+      log: () => Promise.resolve(),
+    });
+
+  beforeAll(async () => {
+    await call(networkCreateTool, { network_name: 'batch_tools' });
+    await call(networkAddNodeTool, { network_name: 'batch_tools', node_id: 'seed' });
+  });
+
+  it("are registered as network writes with the single tools' idempotency", () => {
+    expect(networkAddNodesTool).toMatchObject({
+      access: 'network-write',
+      annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
+    });
+    expect(networkAddEdgesTool).toMatchObject({
+      access: 'network-write',
+      annotations: { readOnlyHint: false, idempotentHint: false },
+    });
+  });
+
+  it('answer each node as network_add_node would, with counts and a text summary', async () => {
+    const answer = await viaGateway('network_add_nodes', {
+      network_name: 'batch_tools',
+      nodes: [
+        { node_id: 'seed' },
+        { node_id: 'x', data: 'Core', attributes: { layer: 2 } },
+        { node_id: 'x' },
+        { node_id: 'y' },
+      ],
+    });
+    expect(answer.isError).toBeUndefined();
+    expect(answer.structuredContent).toEqual({
+      status: 'success',
+      network_name: 'batch_tools',
+      added: 2,
+      duplicates: 2,
+      errors: 0,
+      results: [
+        {
+          status: 'duplicate',
+          node_id: 'seed',
+          message: "Node 'seed' already exists in 'batch_tools'; nothing changed",
+        },
+        { status: 'success', node_id: 'x', message: "Node 'x' added" },
+        {
+          status: 'duplicate',
+          node_id: 'x',
+          message: "Node 'x' already exists in 'batch_tools'; nothing changed",
+        },
+        { status: 'success', node_id: 'y', message: "Node 'y' added" },
+      ],
+    });
+    expect(answer.content[0]?.text).toBe(
+      "2 node(s) added, 2 duplicate(s), 0 error(s) in 'batch_tools'",
+    );
+  });
+
+  it('answer a failed edge with its reason and the call as partial, the others added', async () => {
+    const answer = await viaGateway('network_add_edges', {
+      network_name: 'batch_tools',
+      edges: [
+        { source: 'x', target: 'y', weight: 2 },
+        { source: 'x', target: 'ghost' },
+      ],
+    });
+    expect(answer.isError).toBeUndefined();
+    expect(answer.structuredContent).toEqual({
+      status: 'partial',
+      network_name: 'batch_tools',
+      added: 1,
+      errors: 1,
+      results: [
+        { status: 'success', source: 'x', target: 'y', weight: 2 },
+        {
+          status: 'error',
+          source: 'x',
+          target: 'ghost',
+          weight: 1,
+          error: 'Network "batch_tools" has no node "ghost": add it with network_add_node first.',
+        },
+      ],
+    });
+    expect(answer.content[0]?.text).toBe(
+      "1 edge(s) added, 1 error(s) in 'batch_tools'\n- [1] 'x' → 'ghost': Network \"batch_tools\" has no node \"ghost\": add it with network_add_node first.",
+    );
+    const neighbours = await call(
+      networkGetNeighborsTool,
+      { network_name: 'batch_tools', node_id: 'y' },
+      reader,
+    );
+    expect(neighbours.result.neighbors).toEqual(['x']);
+  });
+
+  it('answer a missing network as an error result for the whole call', async () => {
+    const answer = await viaGateway('network_add_nodes', {
+      network_name: 'nowhere',
+      nodes: [{ node_id: 'a' }],
+    });
+    expect(answer.isError).toBe(true);
+    expect(answer.structuredContent).toMatchObject({
+      status: 'error',
+      network_name: 'nowhere',
+      results: [],
+    });
+    expect(answer.content[0]?.text).toMatch(/^NOT_FOUND: Network "nowhere" does not exist/);
+  });
+
+  it('refuse 1001 items with the bound in the message, and append nothing', async () => {
+    const before = await nb.networkEvents();
+    const nodes = Array.from({ length: 1001 }, (_, i) => ({ node_id: `n${String(i)}` }));
+    const tooMany = await viaGateway('network_add_nodes', { network_name: 'batch_tools', nodes });
+    expect(tooMany.isError).toBe(true);
+    expect(tooMany.content[0]?.text).toMatch(
+      /^INVALID_ARGUMENT: .*network_add_nodes.*nodes.*at most 1000 nodes per call; send the rest in further calls/,
+    );
+    const edges = Array.from({ length: 1001 }, () => ({ source: 'x', target: 'y' }));
+    const tooManyEdges = await viaGateway('network_add_edges', {
+      network_name: 'batch_tools',
+      edges,
+    });
+    expect(tooManyEdges.content[0]?.text).toMatch(/at most 1000 edges per call/);
+    const badItem = await viaGateway('network_add_edges', {
+      network_name: 'batch_tools',
+      edges: [{ source: 'x', target: 'y', colour: 'red' }],
+    });
+    expect(badItem.isError).toBe(true);
+    expect(badItem.content[0]?.text).toMatch(/colour/);
+    expect(await nb.networkEvents()).toBe(before);
+  });
+
+  it('refuse callers without the network-write grant, and append nothing', async () => {
+    const before = await nb.networkEvents();
+    for (const [name, args] of [
+      ['network_add_nodes', { network_name: 'batch_tools', nodes: [{ node_id: 'intruder' }] }],
+      ['network_add_edges', { network_name: 'batch_tools', edges: [{ source: 'x', target: 'y' }] }],
+    ] as const) {
+      const refused = await viaGateway(name, args, reader);
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(/^PERMISSION_DENIED/);
+    }
+    expect(await nb.networkEvents()).toBe(before);
   });
 });
