@@ -220,7 +220,7 @@ describe('a gateway, a projector and a reactor in three processes', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(18);
+      expect(tools).toHaveLength(20);
       // A proposal over stdio is recorded by this gateway and applied by the projector.
       const intake = (await client.callTool({
         name: 'request_intake',

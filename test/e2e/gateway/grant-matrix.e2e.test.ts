@@ -429,6 +429,17 @@ const toolArguments = (token: TokenName): Record<string, fc.Arbitrary<Record<str
       source: oneOf(['falcon-node-a', 'ghost-node']),
       target: fc.constant('falcon-node-b'),
     }),
+    network_add_nodes: fc.record({
+      network_name: oneOf(['falcon_net', 'ghost_net']),
+      nodes: fc.constant([{ node_id: `${token}-batch-node` }, { node_id: 'falcon-node-a' }]),
+    }),
+    network_add_edges: fc.record({
+      network_name: fc.constant('falcon_net'),
+      edges: fc.constant([
+        { source: 'falcon-node-a', target: 'falcon-node-b' },
+        { source: 'ghost-node', target: 'falcon-node-b' },
+      ]),
+    }),
     query_graph: fc
       .record({ query: oneOf(GRAPH_QUERIES), uid, product })
       .map(({ query, uid: id, product: p }) => ({

@@ -76,6 +76,25 @@ export const TOOL_SAMPLES: Readonly<Record<string, ToolSample>> = {
       attributes: { relation: 'depends_on' },
     }),
   },
+  network_add_nodes: {
+    args: (state) => ({
+      network_name: network(state),
+      nodes: [
+        { node_id: 'cli', data: 'CLI', attributes: { layer: 3 } },
+        { node_id: 'agents' },
+        { node_id: 'store' },
+      ],
+    }),
+  },
+  network_add_edges: {
+    args: (state) => ({
+      network_name: network(state),
+      edges: [
+        { source: 'cli', target: 'agents', weight: 2 },
+        { source: 'agents', target: 'store', attributes: { relation: 'writes' } },
+      ],
+    }),
+  },
   network_get_neighbors: {
     args: (state) => ({ network_name: network(state), node_id: 'agents' }),
   },
