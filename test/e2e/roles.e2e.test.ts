@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_TOOLS } from '../../mcp-gateway/tools/index.js';
 import { cliEnv, repoRoot, runCli } from '../support/cli.js';
 import { startGitHubDouble, type GitHubDouble } from '../support/github-double/index.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
@@ -111,7 +112,11 @@ describe('serve roles that cannot work are refused before anything opens', () =>
 describe('a gateway, a projector and a reactor in three processes', () => {
   it('given a gateway alone, when an agent proposes an intake, then it is recorded but no read model or GitHub issue follows until the projector and the reactor start, each serving only its part', async () => {
     const gateway = await serve('gateway');
-    expect(gateway.ready).toMatchObject({ role: 'gateway', database: 'postgres', tools: 18 });
+    expect(gateway.ready).toMatchObject({
+      role: 'gateway',
+      database: 'postgres',
+      tools: ALL_TOOLS.length,
+    });
     expect(await readyz(gateway.url)).toEqual({
       status: 'ready',
       checks: [
@@ -220,7 +225,7 @@ describe('a gateway, a projector and a reactor in three processes', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(20);
+      expect(tools).toHaveLength(ALL_TOOLS.length);
       // A proposal over stdio is recorded by this gateway and applied by the projector.
       const intake = (await client.callTool({
         name: 'request_intake',
