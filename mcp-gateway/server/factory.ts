@@ -8,9 +8,10 @@ import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
 import { readScopeOf, type ReadScope } from '../../services/access/grants.js';
+import { indexExtension, type GatewayExtension } from './extension.js';
 import { SERVER_ICON } from './icons.js';
 import { SERVER_INSTRUCTIONS } from './instructions.js';
-import { getPrompt, listPrompts } from './prompts.js';
+import { getPrompt, listPrompts, PROMPT_NAMES } from './prompts.js';
 import { GatewayServer, invalidParams } from './protocol.js';
 import {
   assertUri,
@@ -32,6 +33,8 @@ export interface McpGatewayOptions {
   readonly services: GatewayServices;
   readonly logger: Logger;
   readonly version: string;
+  /** Served beside the registry (the conformance harness's fixtures); the product has none. */
+  readonly extension?: GatewayExtension;
 }
 
 export interface CreateServerOptions {
@@ -67,7 +70,8 @@ const refuseCursor = (method: string, cursor: string | undefined): void => {
 export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const { services, logger } = options;
   const tools = prepareTools(options.tools);
-  const toolList = [...tools.values()].map(toolListEntry);
+  const extension = indexExtension(options.extension, new Set(tools.keys()), PROMPT_NAMES);
+  const toolList = [...[...tools.values()].map(toolListEntry), ...extension.toolEntries];
 
   const createServer = (caller: Caller, serverOptions: CreateServerOptions): Server => {
     // Resources are reads: the access decision for them is the caller's read scope.
@@ -100,6 +104,8 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
 
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = tools.get(request.params.name);
+      const extra = tool ? undefined : extension.tools.get(request.params.name);
+      if (extra) return extra.call(request.params.arguments, { caller, era: serverOptions.era, ctx });
       // An unknown tool is a protocol error (-32602) on both revisions, not a tool result.
       if (!tool) {
         throw invalidParams(
@@ -136,18 +142,21 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         cursor: request.params?.cursor,
         _meta: request.params?._meta,
       });
+      const first = request.params?.cursor === undefined ? extension.resources : [];
       return {
-        resources: page.entries.map(resourceListEntry),
+        resources: [...page.entries.map(resourceListEntry), ...first],
         ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
       };
     });
 
     server.setRequestHandler('resources/templates/list', (request) => {
       refuseCursor('resources/templates/list', request.params?.cursor);
-      return { resourceTemplates: resourceTemplates(scope) };
+      return { resourceTemplates: [...resourceTemplates(scope), ...extension.resourceTemplates] };
     });
 
-    server.setRequestHandler('resources/read', async (request) => {
+    server.setRequestHandler('resources/read', async (request, ctx) => {
+      const extra = extension.read?.(request.params.uri, { caller, era: serverOptions.era, ctx });
+      if (extra) return extra;
       // A resource read sees the caller's own writes, as a read tool does (runTool).
       await services.readYourWrites.caughtUp(caller.actor);
       return readResource(services.resources, scope, caller.actor, request.params.uri);
@@ -155,11 +164,14 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
 
     server.setRequestHandler('prompts/list', (request) => {
       refuseCursor('prompts/list', request.params?.cursor);
-      return listPrompts();
+      const { prompts } = listPrompts();
+      return { prompts: [...prompts, ...extension.promptEntries] };
     });
-    server.setRequestHandler('prompts/get', (request) =>
-      getPrompt(request.params.name, request.params.arguments),
-    );
+    server.setRequestHandler('prompts/get', (request, ctx) => {
+      const extra = extension.prompts.get(request.params.name);
+      if (extra) return extra.get(request.params.arguments, { caller, era: serverOptions.era, ctx });
+      return getPrompt(request.params.name, request.params.arguments);
+    });
 
     server.setRequestHandler('completion/complete', async (request) => {
       const { ref, argument, context } = request.params;

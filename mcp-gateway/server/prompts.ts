@@ -28,6 +28,9 @@ const PROMPTS: readonly PromptEntry[] = [
   },
 ];
 
+/** The prompts' names (an extension may not reuse one). */
+export const PROMPT_NAMES: ReadonlySet<string> = new Set(PROMPTS.map((prompt) => prompt.name));
+
 export const listPrompts = () => ({
   prompts: PROMPTS.map((prompt) => ({ ...prompt, arguments: [...prompt.arguments] })),
 });
