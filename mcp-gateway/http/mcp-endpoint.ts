@@ -21,6 +21,7 @@ import type { GatewayServices } from '../services.js';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../server/depth.js';
 import type { HttpRoute, PublicUrls } from './server.js';
 import { sendWebResponse, toWebRequest } from './node-bridge.js';
+import { paramHeaderDeclarations, paramHeaderProblem } from './param-headers.js';
 import { countStream } from './streams.js';
 import { createLegacySessions, type LegacySessions, type SessionLimits } from './sessions.js';
 
@@ -89,6 +90,9 @@ const authInfoOf = (caller: Caller): AuthInfo => ({
 
 const callerOf = (authInfo: AuthInfo | undefined): Caller =>
   (authInfo?.extra?.[AUTH_INFO_CALLER] as Caller | undefined) ?? LOCAL_CALLER;
+
+/** 2026-07-28's "header mismatch" (`HeaderMismatch`, HTTP 400). */
+const HEADER_MISMATCH = -32020;
 
 /** Bodies of /mcp over this are refused (413) before anything parses them. */
 export const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -178,12 +182,35 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
     listenStreams += delta;
   };
 
+  const declarations = new Map<string, ReturnType<typeof paramHeaderDeclarations>>();
+  /** -32020 (HTTP 400) when a tools/call's Mcp-Param-* headers disagree with its arguments. */
+  const paramHeaderMismatch = (request: Request, body: unknown): Response | undefined => {
+    const call = body as (JsonRpcCall & { id?: unknown }) | undefined;
+    const name = call?.method === 'tools/call' ? call.params?.name : undefined;
+    if (typeof name !== 'string') return undefined;
+    let declared = declarations.get(name);
+    if (!declared) {
+      const schema = gateway.toolInputSchema(name);
+      // An unknown tool declares nothing (its call is answered -32602); only listed names are
+      // kept, so the cache is bounded by the tool list.
+      if (schema === undefined) return undefined;
+      declared = paramHeaderDeclarations(schema);
+      declarations.set(name, declared);
+    }
+    const problem = paramHeaderProblem(declared, call?.params?.arguments, request.headers);
+    return problem === undefined
+      ? undefined
+      : jsonRpcError(400, HEADER_MISMATCH, `Header mismatch: ${problem}`, call?.id ?? null);
+  };
+
   /** A 2026-07-28 request; listen streams are counted per caller while they are open. */
   const serveModern = async (
     request: Request,
     body: unknown,
     caller: Caller,
   ): Promise<Response> => {
+    const mismatch = paramHeaderMismatch(request, body);
+    if (mismatch) return mismatch;
     const isListen = (body as JsonRpcCall | undefined)?.method === 'subscriptions/listen';
     if (isListen && listenStreams >= maxListenStreams) {
       return jsonRpcError(

@@ -54,6 +54,8 @@ export interface McpGateway {
   createServer(caller: Caller, options: CreateServerOptions): Server;
   /** Why the caller may not follow `uri` (subscribe, listen), or undefined; see resources.ts. */
   subscriptionProblem(caller: Caller, uri: string): string | undefined;
+  /** The input schema `tools/list` shows for `name` (registry or extension), if listed. */
+  toolInputSchema(name: string): unknown;
 }
 
 const SERVER_NAME = 'cogitave-core';
@@ -237,9 +239,11 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     };
   };
 
+  const inputSchemas = new Map(toolList.map((entry) => [entry.name, entry.inputSchema]));
   return {
     tools,
     createServer,
+    toolInputSchema: (name) => inputSchemas.get(name),
     subscriptionProblem: (caller, uri) =>
       subscriptionProblem(readScopeOf(caller.grants), caller.actor, uri),
   };

@@ -165,6 +165,16 @@ const contentTools: ExtensionTool[] = [
       ],
     }),
   ),
+  tool(
+    'test_custom_headers',
+    'Mirrors its region argument in the Mcp-Param-Region header',
+    (args) => Promise.resolve(text(`region ${String(args?.region)}`)),
+    {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+      required: ['region'],
+    },
+  ),
   tool('test_error_handling', 'Always fails as a tool error', () =>
     Promise.resolve({
       content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }],

@@ -44,7 +44,8 @@ const http = await startHttpServer({
   routes: endpoint.routes,
 });
 app.projections.start();
-logger.info({ url: http.url, mcp: `${http.url}/mcp` }, 'cogitave ready');
+// Whatever LOG_LEVEL says: run.sh waits for this line.
+process.stderr.write(`${JSON.stringify({ msg: 'cogitave ready', mcp: `${http.url}/mcp` })}\n`);
 
 const stop = async (): Promise<void> => {
   await endpoint.close();
