@@ -32,6 +32,9 @@ export interface SessionLimits {
   readonly eventsPerSession?: number;
 }
 
+/** What the SSE `retry` field tells a client to wait before it resumes a closed stream. */
+const SSE_RETRY_MS = 1000;
+
 export const DEFAULT_SESSION_LIMITS = {
   maxSessions: 1000,
   maxPerCaller: 100,
@@ -181,6 +184,9 @@ export const createLegacySessions = (options: LegacySessionsOptions): LegacySess
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
+        // The SSE `retry` field: how soon a client whose stream the server closed reconnects
+        // (with Last-Event-ID) to resume it.
+        retryInterval: SSE_RETRY_MS,
         eventStore: new BoundedEventStore(
           options.eventsPerSession ?? DEFAULT_SESSION_LIMITS.eventsPerSession,
         ),

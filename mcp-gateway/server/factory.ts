@@ -107,7 +107,8 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = tools.get(request.params.name);
       const extra = tool ? undefined : extension.tools.get(request.params.name);
-      if (extra) return extra.call(request.params.arguments, { caller, era: serverOptions.era, ctx });
+      if (extra)
+        return extra.call(request.params.arguments, { caller, era: serverOptions.era, ctx });
       // An unknown tool is a protocol error (-32602) on both revisions, not a tool result.
       if (!tool) {
         throw invalidParams(
@@ -171,7 +172,8 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
     });
     server.setRequestHandler('prompts/get', (request, ctx) => {
       const extra = extension.prompts.get(request.params.name);
-      if (extra) return extra.get(request.params.arguments, { caller, era: serverOptions.era, ctx });
+      if (extra)
+        return extra.get(request.params.arguments, { caller, era: serverOptions.era, ctx });
       return getPrompt(request.params.name, request.params.arguments);
     });
 

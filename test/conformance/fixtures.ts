@@ -1,3 +1,6 @@
+/* eslint-disable @typescript-eslint/no-deprecated --
+ * The 2025-11-25 scenarios test exactly the push-style requests (elicitInput, requestSampling)
+ * and logging that 2026-07-28 deprecates; the 2026 fixtures use input_required results. */
 import { createHmac, randomBytes } from 'node:crypto';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -7,7 +10,6 @@ import {
   ProtocolErrorCode,
   type CallToolResult,
   type ElicitRequestFormParams,
-  type InputRequiredResult,
 } from '@modelcontextprotocol/server';
 import type {
   ExtensionCall,
@@ -352,10 +354,12 @@ const inputRequiredTools: ExtensionTool[] = [
     );
   }),
   tool('test_input_required_result_sampling', 'Asks for a completion first', (_args, call) => {
-    const answer = responsesOf(call)?.sample_request as { content?: { text?: unknown } } | undefined;
+    const answer = responsesOf(call)?.sample_request as
+      { content?: { text?: unknown } } | undefined;
+    const reply = answer?.content?.text;
     return Promise.resolve(
       answer
-        ? text(`Sampling result: ${String(answer.content?.text ?? 'no response')}`)
+        ? text(`Sampling result: ${typeof reply === 'string' ? reply : 'no response'}`)
         : inputRequired({
             inputRequests: { sample_request: sample('What is the capital of France?', 100) },
           }),
@@ -393,7 +397,7 @@ const inputRequiredTools: ExtensionTool[] = [
       const roots = (responses.client_roots as { roots?: unknown }).roots;
       return Promise.resolve(
         text(
-          `Name: ${elicited(responses, 'user_name', 'name') ?? 'unknown'}; Greeting: ${String(greeting ?? '')}; Roots: ${String(Array.isArray(roots) ? roots.length : 0)}`,
+          `Name: ${elicited(responses, 'user_name', 'name') ?? 'unknown'}; Greeting: ${typeof greeting === 'string' ? greeting : ''}; Roots: ${String(Array.isArray(roots) ? roots.length : 0)}`,
         ),
       );
     }
@@ -445,9 +449,7 @@ const inputRequiredTools: ExtensionTool[] = [
   tool('test_input_required_result_capabilities', 'Asks only what the client can', (_a, call) => {
     const responses = responsesOf(call);
     if (responses && Object.keys(responses).length > 0)
-      return Promise.resolve(
-        text(`capabilities-ok: received ${Object.keys(responses).join(',')}`),
-      );
+      return Promise.resolve(text(`capabilities-ok: received ${Object.keys(responses).join(',')}`));
     const capabilities = clientCapabilities(call);
     const inputRequests = {
       ...(capabilities?.elicitation ? { elicit_input: elicit('Elicitation input', 'value') } : {}),

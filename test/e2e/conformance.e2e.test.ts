@@ -27,10 +27,16 @@ const runConformance = (databaseUrl: string) =>
 const parseTable = (markdown: string): Map<string, Record<string, string>> => {
   const rows = markdown.split('\n').filter((line) => line.startsWith('| '));
   const [header = '', , ...body] = rows;
-  const columns = header.split('|').slice(2, -1).map((cell) => cell.trim());
+  const columns = header
+    .split('|')
+    .slice(2, -1)
+    .map((cell) => cell.trim());
   return new Map(
     body.map((line) => {
-      const [scenario = '', ...cells] = line.split('|').slice(1, -1).map((cell) => cell.trim());
+      const [scenario = '', ...cells] = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
       return [scenario, Object.fromEntries(columns.map((column, i) => [column, cells[i] ?? '']))];
     }),
   );
