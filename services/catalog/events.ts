@@ -45,7 +45,7 @@ export const nodeEventSchemas = {
   NodePublished: z.object(base),
   NodeRevised: z.object({ ...base, previousContentHash: z.string() }),
   NodeRetired: z.object({ ...base, reason: z.string() }),
-} as const;
+} as const satisfies Record<NodeEvent['type'], z.ZodType>;
 
 export const isNodeEventType = (type: string): type is NodeEvent['type'] =>
   (NODE_EVENT_TYPES as readonly string[]).includes(type);
