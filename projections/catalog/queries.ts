@@ -262,6 +262,53 @@ export const listUidsAndTitles = async (
   return result.rows;
 };
 
+export interface SitePathNode {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly monikers: readonly string[];
+  readonly source: string | null;
+  readonly path: string | null;
+  readonly page: string | null;
+  readonly sections: readonly NodeSection[] | null;
+}
+
+/**
+ * Nodes of the scope by uid, or by site path or the page across versions (a page's versions
+ * are the nodes sharing its `page`), optionally within some sources.
+ */
+export const findSitePages = async (
+  db: Queryable,
+  scope: ReadScope,
+  by: {
+    readonly uids?: readonly string[];
+    readonly paths?: readonly string[];
+    readonly sources?: readonly string[];
+  },
+): Promise<SitePathNode[]> => {
+  if ((by.uids?.length ?? 0) === 0 && (by.paths?.length ?? 0) === 0) return [];
+  const result = await db.query<SitePathNode>(
+    `SELECT uid, label, title, monikers, source, path, page, sections
+       FROM read_model.catalog_nodes n
+      WHERE (uid = ANY($4::text[]) OR path = ANY($5::text[]) OR page = ANY($5::text[]))
+        AND ($1::text[] IS NULL OR source = ANY($1::text[]))
+        AND ${nodeInScope('n', 2, 3)}
+      ORDER BY uid LIMIT 200`,
+    [by.sources ?? null, ...scopeValues(scope), by.uids ?? [], by.paths ?? []],
+  );
+  return result.rows;
+};
+
+/** The sources that know their site's public URL. */
+export const listSourceSites = async (
+  db: Queryable,
+): Promise<{ name: string; baseUrl: string }[]> => {
+  const result = await db.query<{ name: string; base_url: string }>(
+    `SELECT name, base_url FROM read_model.catalog_sources WHERE base_url IS NOT NULL ORDER BY name`,
+  );
+  return result.rows.map((row) => ({ name: row.name, baseUrl: row.base_url }));
+};
+
 export interface CatalogResource {
   readonly document: NodeContent;
   readonly contentHash: string;

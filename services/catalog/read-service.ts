@@ -4,21 +4,28 @@ import {
   countNodesByLabel,
   getCatalogNode,
   getEdges,
+  findSitePages,
   getNodeSummaries,
   listMonikersInUse,
+  listSourceSites,
   listUidsAndTitles,
   type CatalogEdgeRow,
   type CatalogNodeSummary,
+  type SitePathNode,
 } from '../../projections/catalog/queries.js';
 import { catalogNodeUri } from '../../projections/catalog/projection.js';
 import type { Queryable } from '../database/queryable.js';
 import type { ReadScope } from '../access/grants.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
 import { findLearningPath, type LearningGraph } from './learning-path.js';
+import { compareMonikers } from './site.js';
+import { LEGACY_SOURCE } from './sources.js';
+import { parseSiteReference, pathCandidates, pickVersion, sourcesAtUrl } from './xref.js';
 import {
   DEFAULT_MONIKER,
   EDGE_TYPES,
   edgeTypeNames,
+  MONIKER_HELP,
   MONIKER_PATTERN,
   NODE_LABELS,
   RESOURCE_URI_TEMPLATE,
@@ -30,7 +37,7 @@ import {
  * read model (`read_model.catalog_*`), never from the node streams.
  */
 const uid = z.string().regex(UID_PATTERN, `a uid matches ${UID_PATTERN.source}`);
-const moniker = z.string().regex(MONIKER_PATTERN, `a moniker is "latest" or a date (YYYY-MM)`);
+const moniker = z.string().regex(MONIKER_PATTERN, `a moniker is ${MONIKER_HELP}`);
 
 export const fetchNodeInput = z.object({ uid, moniker: moniker.optional() });
 export const getRelatedInput = z.object({
@@ -142,6 +149,12 @@ export interface XrefResolution {
   readonly title: string;
   readonly uri: string;
   readonly moniker: string;
+  /** The source the node belongs to (null: from before sources). */
+  readonly source: string | null;
+  /** Its site path, for pages of a site. */
+  readonly path: string | null;
+  /** The section a `#anchor` named, when the page has it. */
+  readonly section: { readonly anchor: string; readonly heading: string } | null;
 }
 
 /**
@@ -169,7 +182,7 @@ const parse = <T extends z.ZodType>(schema: T, input: unknown, what: string): z.
 const MAX_RELATED = 200;
 
 export const QUERY_HINT =
-  'Plan multi-hop questions from this vocabulary instead of listing the catalog: pick the labels and edge types that connect what you know to what you need, then follow them with get_related (depth ≤ 2, filter edge_types and direction) or query_graph (bounded patterns such as (u:Unit)-[:partOf]->(m:Module)-[:partOf]->(p:LearningPath)). Use docs_search to find a starting uid, docs_fetch to read a node, get_learning_path for prerequisite order and resolve_xref for @uid links.';
+  'Plan multi-hop questions from this vocabulary instead of listing the catalog: pick the labels and edge types that connect what you know to what you need, then follow them with get_related (depth ≤ 2, filter edge_types and direction) or query_graph (bounded patterns such as (u:Unit)-[:partOf]->(m:Module)-[:partOf]->(p:LearningPath)). Use docs_search to find a starting uid, docs_fetch to read a node, get_learning_path for prerequisite order and resolve_xref for links (a uid, a site path or a URL of the site).';
 
 /** `@uid`, `<xref:uid>`, `xref:uid`, each optionally with `?view=moniker`. */
 export const parseXref = (xref: string): { uid: string; moniker?: string } | undefined => {
@@ -450,30 +463,105 @@ export const createCatalogReadService = ({
 
     resolveXref: async (scope, input) => {
       const args = parse(resolveXrefInput, input, 'resolveXref');
-      const parsed = parseXref(args.xref);
-      if (!parsed || !UID_PATTERN.test(parsed.uid)) {
+      const trimmed = args.xref.trim();
+      const [written = '', hashAnchor] = trimmed.startsWith('<')
+        ? [trimmed, undefined]
+        : trimmed.split('#', 2);
+      const parsed = parseXref(written);
+      const asUid = parsed && UID_PATTERN.test(parsed.uid) ? parsed : undefined;
+      const site = parseSiteReference(args.xref);
+      if (!asUid && !site) {
         throw new InvalidArgument(
-          `"${args.xref}" is not an xref; write @uid, <xref:uid>, xref:uid or uid, optionally with ?view=moniker`,
+          `"${args.xref}" is not an xref; write a uid (@uid, <xref:uid>, xref:uid or uid), a site path (/guide/page#section) or a URL of the site, optionally with ?view=moniker`,
         );
       }
-      const wanted = args.moniker ?? parsed.moniker;
+      const wanted = args.moniker ?? asUid?.moniker;
       if (wanted !== undefined && !MONIKER_PATTERN.test(wanted)) {
-        throw new InvalidArgument(`moniker "${wanted}" is not "latest" or a date (YYYY-MM)`);
+        throw new InvalidArgument(`moniker "${wanted}" must be ${MONIKER_HELP}`);
       }
-      const node = (await getNodeSummaries(db, scope, [parsed.uid])).get(parsed.uid);
-      if (!node) throw await notFound(scope, parsed.uid, 'Xref target');
-      checkMoniker(parsed.uid, node.monikers, wanted);
-      return {
-        uid: node.uid,
-        label: node.label,
-        title: node.title,
-        uri: catalogNodeUri(node.label, node.uid),
-        moniker:
-          wanted ??
-          (node.monikers.includes(DEFAULT_MONIKER)
-            ? DEFAULT_MONIKER
-            : (node.monikers[0] ?? DEFAULT_MONIKER)),
+      const answer = (node: SitePathNode, anchor: string | undefined): XrefResolution => {
+        const section =
+          anchor === undefined
+            ? undefined
+            : (node.sections ?? []).find((candidate) => candidate.anchor === anchor);
+        return {
+          uid: node.uid,
+          label: node.label,
+          title: node.title,
+          uri: catalogNodeUri(node.label, node.uid),
+          moniker:
+            wanted ??
+            (node.monikers.includes(DEFAULT_MONIKER)
+              ? DEFAULT_MONIKER
+              : (node.monikers[0] ?? DEFAULT_MONIKER)),
+          source: node.source,
+          path: node.path,
+          section: section ? { anchor: section.anchor, heading: section.heading } : null,
+        };
       };
+      if (asUid) {
+        const [node] = await findSitePages(db, scope, { uids: [asUid.uid] });
+        if (node?.uid === asUid.uid) {
+          if (wanted === undefined || node.monikers.includes(wanted))
+            return answer(node, hashAnchor);
+          // Another version of the same page may carry the moniker.
+          const versions =
+            node.page === null
+              ? []
+              : await findSitePages(db, scope, {
+                  paths: [node.page],
+                  ...(node.source === null ? {} : { sources: [node.source] }),
+                });
+          const other = pickVersion(
+            versions.filter((v) => v.page === node.page),
+            node.page ?? '',
+            wanted,
+          );
+          if (other) return answer(other, hashAnchor);
+          checkMoniker(node.uid, node.monikers, wanted);
+        }
+      }
+      if (site) {
+        const sites = site.url ? sourcesAtUrl(site.url, await listSourceSites(db)) : undefined;
+        // A URL of a site no source names: its path may still be a page of one.
+        const path = sites?.path ?? site.path;
+        const found = await findSitePages(db, scope, {
+          paths: pathCandidates(path),
+          ...(sites ? { sources: sites.sources } : {}),
+        });
+        const bySource = new Map<string, SitePathNode[]>();
+        for (const node of found) {
+          const key = node.source ?? LEGACY_SOURCE;
+          bySource.set(key, [...(bySource.get(key) ?? []), node]);
+        }
+        const picks = [...bySource.values()].flatMap((nodes) => {
+          const exact = nodes.filter((node) => node.path === path);
+          const pick = pickVersion(
+            exact.length > 0 && wanted === undefined ? exact : nodes,
+            path,
+            wanted,
+          );
+          return pick ? [pick] : [];
+        });
+        if (picks.length > 1) {
+          throw new InvalidArgument(
+            `"${args.xref}" is a page of ${picks.length} sources: ${picks.map((p) => `${p.uid} (${p.source ?? LEGACY_SOURCE})`).join(', ')}; give its uid`,
+            { candidates: picks.map((p) => ({ uid: p.uid, source: p.source })) },
+          );
+        }
+        const [pick] = picks;
+        if (pick) return answer(pick, site.anchor);
+        if (found.length > 0 && wanted !== undefined) {
+          const monikers = [...new Set(found.flatMap((node) => node.monikers))].sort(
+            compareMonikers,
+          );
+          throw new NotFound(
+            `"${args.xref}" has no version for moniker "${wanted}"; it exists in: ${monikers.join(', ')}.`,
+            { moniker: wanted, monikers },
+          );
+        }
+      }
+      throw await notFound(scope, asUid?.uid ?? site?.path ?? args.xref, 'Xref target');
     },
   };
 };

@@ -1,6 +1,11 @@
 import { catalogProjection } from '../../../projections/catalog/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
+import type { ToolCallContext } from '../../../mcp-gateway/registry.js';
+import type { GatewayServices } from '../../../mcp-gateway/services.js';
+import { createCatalogReadService } from '../../../services/catalog/read-service.js';
 import type { CommandMetadata } from '../../../services/commands/metadata.js';
+import type { Queryable } from '../../../services/database/queryable.js';
+import { IGNORE_WRITES } from '../../support/read-your-writes.js';
 import { openTestBed, silentLogger, type TestBed } from '../projections/support/fixtures.js';
 
 /** A throwaway database with the catalog projection running, for ingest-then-read tests. */
@@ -53,3 +58,19 @@ export const ingestRunMeta = (actor: string): (() => CommandMetadata) => {
     };
   };
 };
+
+/** A tool call context whose caller may read everything, with the catalog read service only. */
+export const catalogToolContext = (db: Queryable): ToolCallContext => ({
+  services: {
+    catalog: createCatalogReadService({ db }),
+    readYourWrites: IGNORE_WRITES,
+  } as unknown as GatewayServices,
+  caller: {
+    actor: 'test',
+    grants: { products: '*', types: '*', propose: false, writeNetworks: false },
+  },
+  signal: new AbortController().signal,
+  progress: () => Promise.resolve(),
+  now: () => new Date(),
+  newId: () => 'id',
+});

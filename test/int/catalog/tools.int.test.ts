@@ -7,7 +7,6 @@ import { createProjectionRunner, type ProjectionRunner } from '../../../projecti
 import { catalogProjection } from '../../../projections/catalog/projection.js';
 import { readCatalogResource } from '../../../projections/catalog/queries.js';
 import { ingestCorpus } from '../../../services/catalog/ingest.js';
-import { createCatalogReadService } from '../../../services/catalog/read-service.js';
 import { NODE_LABELS } from '../../../services/catalog/vocabulary.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import {
@@ -15,7 +14,6 @@ import {
   type ToolCallContext,
   type ToolDefinition,
 } from '../../../mcp-gateway/registry.js';
-import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { describeSchemaTool } from '../../../mcp-gateway/tools/describe-schema.js';
 import { docsFetchTool } from '../../../mcp-gateway/tools/docs-fetch.js';
 import { getLearningPathTool } from '../../../mcp-gateway/tools/get-learning-path.js';
@@ -24,7 +22,7 @@ import { resolveXrefTool } from '../../../mcp-gateway/tools/resolve-xref.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { openTestBed, silentLogger, type TestBed } from '../projections/support/fixtures.js';
 import { GRAPH_FILES, makeCorpus, type CorpusFolder } from '../../unit/catalog/fixtures.js';
-import { IGNORE_WRITES } from '../../support/read-your-writes.js';
+import { catalogToolContext } from './support.js';
 
 /**
  * The catalog tools through their registry definitions, on the read model the catalog
@@ -79,21 +77,7 @@ describe('catalog tools (postgres)', () => {
     });
     runner.start();
     corpus = await makeCorpus(GRAPH_FILES);
-    const services = {
-      catalog: createCatalogReadService({ db: bed.database.pool }),
-      readYourWrites: IGNORE_WRITES,
-    } as unknown as GatewayServices;
-    context = {
-      services,
-      caller: {
-        actor: 'test',
-        grants: { products: '*', types: '*', propose: false, writeNetworks: false },
-      },
-      signal: new AbortController().signal,
-      progress: () => Promise.resolve(),
-      now: () => new Date(),
-      newId: () => 'id',
-    };
+    context = catalogToolContext(bed.database.pool);
     await ingest();
   });
 
@@ -288,6 +272,9 @@ describe('catalog tools (postgres)', () => {
       title: 'Deep dive',
       uri: 'cogitave://doc/g.doc.deep',
       moniker: '2025-10',
+      source: expect.stringMatching(/^cogitave-corpus-/) as string,
+      path: '/docs/deep',
+      section: null,
     });
     expect(resolveXrefTool.render(await call(resolveXrefTool, { xref: '@g.unit.first' }))).toBe(
       'First unit (Unit g.unit.first, latest): cogitave://unit/g.unit.first',
