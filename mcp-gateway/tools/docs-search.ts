@@ -90,6 +90,10 @@ export const docsSearchTool = defineTool({
   access: 'read',
   icon: SEARCH_ICON,
   handler: async (args, context) => {
+    // The first search after a start waits for the index to be built (seconds on a large
+    // catalog): a client that asked for progress hears why.
+    const building = !context.services.search.status().ready;
+    if (building) await context.progress(0, 1, 'building the search index');
     const hits = await context.services.search.search(context.scope, {
       query: args.query,
       types: args.types,
@@ -97,6 +101,7 @@ export const docsSearchTool = defineTool({
       moniker: args.moniker,
       limit: args.limit,
     });
+    if (building) await context.progress(1, 1, 'search index built');
     return {
       results: hits.map((hit) => ({
         uid: hit.uid,

@@ -59,8 +59,8 @@ export const queryGraphTool = defineTool({
   output,
   annotations: READ_ONLY,
   access: 'read',
-  handler: async (args, { services, scope }) =>
-    services.graphQuery.run(scope, args.query, args.params ?? {}),
+  handler: async (args, { services, scope, signal, progress }) =>
+    services.graphQuery.run(scope, args.query, args.params ?? {}, { signal, progress }),
   render: (result) => {
     const header = `${result.rowCount} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? ' (truncated: more matched; raise LIMIT up to 1000 or narrow the query)' : ''} in ${result.elapsedMs} ms`;
     const lines = result.rows.map((row) =>

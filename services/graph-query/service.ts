@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { resourceUri } from '../../projections/resources.js';
 import type { ReadScope } from '../access/grants.js';
 import { labelSpec } from '../catalog/vocabulary.js';
+import { Cancelled, cancellable, QUERY_CANCELED } from '../database/cancel.js';
 import { CogitaveError, Unavailable } from '../runtime/errors.js';
 import { analyze, type Analysis } from './analyze.js';
 import { GRAPH_QUERY_BOUNDS } from './bounds.js';
@@ -46,7 +47,19 @@ export interface GraphQueryService {
    * Runs a query within the caller's scope (required; compiled into the SQL): nodes outside it
    * are never matched, walked through, returned or counted.
    */
-  run(scope: ReadScope, query: string, params?: QueryParams): Promise<GraphQueryResult>;
+  run(
+    scope: ReadScope,
+    query: string,
+    params?: QueryParams,
+    options?: GraphQueryRunOptions,
+  ): Promise<GraphQueryResult>;
+}
+
+export interface GraphQueryRunOptions {
+  /** Aborting it cancels the running statement in Postgres (the caller went away). */
+  readonly signal?: AbortSignal;
+  /** Told when the query reaches each step: statistics, estimate, execution. */
+  readonly progress?: (step: number, total: number, message: string) => Promise<void>;
 }
 
 export interface GraphQueryOptions {
@@ -90,7 +103,6 @@ export const prepareGraphQuery = (
   return { analysis, compiled };
 };
 
-const QUERY_CANCELED = '57014';
 /** Distinct scopes whose counts are kept (more is a misconfiguration; the cache then restarts). */
 const MAX_STATS_SCOPES = 64;
 /** Anchors with more uids than this are estimated from the mean fanout only. */
@@ -150,18 +162,22 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
     return cache;
   };
 
-  const execute = async (compiled: CompiledQuery): Promise<Record<string, unknown>[]> => {
+  const execute = async (
+    compiled: CompiledQuery,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>[]> => {
     const client = await options.pool.connect();
     try {
       await client.query('BEGIN TRANSACTION READ ONLY');
       await client.query("SELECT set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
-      const result = await client.query<Record<string, unknown>>(compiled.sql, [
-        ...compiled.values,
-      ]);
+      const result = await cancellable(options.pool, client, signal, () =>
+        client.query<Record<string, unknown>>(compiled.sql, [...compiled.values]),
+      );
       await client.query('COMMIT');
       return result.rows;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
+      if (error instanceof Cancelled) throw error;
       if ((error as { code?: unknown }).code === QUERY_CANCELED) {
         throw refusedQuery(
           'timeout',
@@ -181,10 +197,12 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
   };
 
   return {
-    run: async (scope, source, params = {}) => {
+    run: async (scope, source, params = {}, run = {}) => {
       const started = clock();
+      const progress = run.progress ?? (() => Promise.resolve());
       // Static checks first: a malformed query never waits for the graph counts.
       prepareGraphQuery(source, params, { limits: options.limits });
+      await progress(0, 3, 'reading the graph statistics');
       const graph = await statsFor(scope)
         .get()
         .catch((error: unknown) => {
@@ -209,6 +227,7 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
           );
         },
       );
+      await progress(1, 3, 'estimating the traversal');
       const estimated = estimateRows(analysis, graph, params, (key, hop) =>
         degrees.get(`${key}\u0000${hop}`),
       );
@@ -220,7 +239,9 @@ export const createGraphQueryService = (options: GraphQueryOptions): GraphQueryS
           { estimatedRows: Math.round(estimated), maxEstimatedRows },
         );
       }
-      const raw = await execute(compiled);
+      await progress(2, 3, 'running the query');
+      const raw = await execute(compiled, run.signal);
+      await progress(3, 3, 'done');
       const truncated = raw.length > compiled.limit;
       const rows = raw.slice(0, compiled.limit).map((row) => shapeRow(row, compiled));
       return {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryGraphTool } from '../../../mcp-gateway/tools/query-graph.js';
 import { requestIntakeTool } from '../../../mcp-gateway/tools/request-intake.js';
+import { runTool } from '../../../mcp-gateway/registry.js';
+import { Cancelled } from '../../../services/database/cancel.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { intakeArgs, openGatewayBed, type GatewayBed } from '../gateway-tools/harness.js';
 
@@ -51,5 +53,35 @@ describe('query_graph in the composed gateway', () => {
       code: 'INVALID_ARGUMENT',
       details: { bound: 'limit' },
     });
+  });
+
+  it('given a progress callback, when a query runs, then each step is reported up to its total', async () => {
+    const steps: [number, number | undefined][] = [];
+    await runTool(
+      queryGraphTool,
+      { query: 'MATCH (r:Request) RETURN count(*) AS n' },
+      {
+        ...bed.context(),
+        progress: (progress, total) => {
+          steps.push([progress, total]);
+          return Promise.resolve();
+        },
+      },
+    );
+    expect(steps).toEqual([
+      [0, 3],
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+  });
+
+  it('given the caller cancelled, when the query would run, then it is refused as cancelled and runs nothing', async () => {
+    const call = runTool(
+      queryGraphTool,
+      { query: 'MATCH (r:Request) RETURN r LIMIT 5' },
+      { ...bed.context(), signal: AbortSignal.abort() },
+    );
+    await expect(call).rejects.toBeInstanceOf(Cancelled);
   });
 });

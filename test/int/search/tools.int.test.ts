@@ -66,6 +66,35 @@ describe('docs_search and code_sample_search tools', () => {
     await bed.close();
   });
 
+  it('given an index not built yet, when the first docs_search runs, then it reports progress while the index builds, and later searches do not', async () => {
+    const fresh = createSearchService({
+      db: bed.database.pool,
+      changes: { onChange: () => () => undefined },
+      embedder: createLsaEmbedder({ dimensions: 4, minDocumentFrequency: 1 }),
+      logger: silentLogger,
+    });
+    const steps: [number, number | undefined, string | undefined][] = [];
+    const call = (): ToolCallContext => ({
+      ...context(),
+      services: { search: fresh, readYourWrites: IGNORE_WRITES } as unknown as GatewayServices,
+      progress: (progress, total, message) => {
+        steps.push([progress, total, message]);
+        return Promise.resolve();
+      },
+    });
+    try {
+      await runTool(docsSearchTool, { query: 'replay' }, call());
+      expect(steps).toEqual([
+        [0, 1, 'building the search index'],
+        [1, 1, 'search index built'],
+      ]);
+      await runTool(docsSearchTool, { query: 'replay' }, call());
+      expect(steps).toHaveLength(2);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('given a query, when docs_search runs, then the result matches its output schema and renders', async () => {
     const args = docsSearchTool.input.parse({ query: 'replay read model', limit: 2 });
     const result = await runTool(docsSearchTool, args, context());
