@@ -97,6 +97,7 @@ const serveHttp = async (
       url: http.url,
       ...(served.gateway ? { mcp: `${http.url}/mcp` } : {}),
       ...served.describe,
+      ...served.announce?.(http.urls),
     },
     'cogitave ready',
   );

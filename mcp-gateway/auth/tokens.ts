@@ -44,6 +44,13 @@ export interface TokenAuth {
   readonly enabled: boolean;
   /** The caller of a bearer token, or undefined when the header names no known token. */
   authenticate(authorization: string | null | undefined): Caller | undefined;
+  /**
+   * The caller of a token's sha256 (as the table keys it): a console session names its token
+   * by hash, so revoking the token ends the session too.
+   */
+  callerOfHash(hash: string): Caller | undefined;
+  /** The sha256 of every configured token (what the table keys; never a token). */
+  readonly tokenHashes: readonly string[];
 }
 
 export const createTokenAuth = (table: McpTokenTable): TokenAuth => {
@@ -59,6 +66,8 @@ export const createTokenAuth = (table: McpTokenTable): TokenAuth => {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
       return match?.[1] === undefined ? undefined : callers.get(hashToken(match[1]));
     },
+    callerOfHash: (hash) => callers.get(hash),
+    tokenHashes: [...callers.keys()],
   };
 };
 

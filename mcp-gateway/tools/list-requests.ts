@@ -26,6 +26,13 @@ const input = z.strictObject({
       'Only requests with this status: draft (stage proposed), active (accepted and not closed), closed (done, rejected, withdrawn, superseded).',
     ),
   product: z.string().trim().min(1).max(100).optional().describe('Only requests of this product.'),
+  requester: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only requests of this requester (exactly as the intake named them).'),
   cursor: z
     .string()
     .max(500)
@@ -70,7 +77,15 @@ type Args = z.infer<typeof input>;
 
 const filterKey = (args: Args): string =>
   createHash('sha256')
-    .update(JSON.stringify([args.stage ?? null, args.status ?? null, args.product ?? null]))
+    .update(
+      JSON.stringify([
+        args.stage ?? null,
+        args.status ?? null,
+        args.product ?? null,
+        // Appended only when given, so cursors issued before the filter existed stay valid.
+        ...(args.requester === undefined ? [] : [args.requester]),
+      ]),
+    )
     .digest('base64url')
     .slice(0, 16);
 
@@ -98,7 +113,7 @@ const decodeCursor = (args: Args, cursor: string): string => {
   }
   if (parsed.data.f !== filterKey(args)) {
     throw new InvalidArgument(
-      'cursor was issued for other filters: repeat stage, status and product exactly as in the call that returned it, or omit cursor to start over.',
+      'cursor was issued for other filters: repeat stage, status, product and requester exactly as in the call that returned it, or omit cursor to start over.',
     );
   }
   return parsed.data.after;
@@ -128,7 +143,7 @@ export const listRequestsTool = defineTool({
   name: 'list_requests',
   title: 'List requests',
   description:
-    'Lists requests (newest ids last) with their stage, status, product, priority and any pending stage proposal, from the read model. Filter by stage, status or product; page with cursor/next_cursor (next_cursor is null on the last page). Use get_request for one request in full, get_dod for what a stage needs.',
+    'Lists requests (newest ids last) with their stage, status, product, priority and any pending stage proposal, from the read model. Filter by stage, status, product or requester; page with cursor/next_cursor (next_cursor is null on the last page). Use get_request for one request in full, get_dod for what a stage needs.',
   input,
   output,
   annotations: READ_ONLY,
@@ -143,6 +158,7 @@ export const listRequestsTool = defineTool({
       stage: args.stage,
       status: args.status,
       product: args.product,
+      requester: args.requester,
       afterId: args.cursor === undefined ? undefined : decodeCursor(args, args.cursor),
       limit: limit + 1,
     });

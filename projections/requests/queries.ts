@@ -37,6 +37,7 @@ export interface ListRequestsOptions {
   readonly stage?: Stage | undefined;
   readonly status?: RequestStatus | undefined;
   readonly product?: string | undefined;
+  readonly requester?: string | undefined;
   /** Exclusive: the last request id of the previous page. */
   readonly afterId?: string | undefined;
   readonly limit: number;
@@ -53,6 +54,7 @@ export const listRequests = async (
       WHERE ($1::text IS NULL OR stage = $1) AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR product = $3) AND ($4::text IS NULL OR request_id > $4)
         AND $6::boolean AND ${productInScopeSql('product', '$7')}
+        AND ($8::text IS NULL OR requester = $8)
       ORDER BY request_id LIMIT $5`,
     [
       options.stage ?? null,
@@ -61,6 +63,7 @@ export const listRequests = async (
       options.afterId ?? null,
       options.limit,
       ...scopeValues(scope),
+      options.requester ?? null,
     ],
   );
   return result.rows.map(fromRequestRow);

@@ -21,9 +21,20 @@ export interface Grants {
   readonly propose: boolean;
   /** May create networks and add nodes/edges to them. */
   readonly writeNetworks: boolean;
+  /**
+   * May decide proposals in the console (approve, reject) in local approval mode. Never
+   * reachable over MCP; unset in a token table: false.
+   */
+  readonly decide?: boolean | undefined;
 }
 
-export const ALL_GRANTS: Grants = { products: '*', types: '*', propose: true, writeNetworks: true };
+export const ALL_GRANTS: Grants = {
+  products: '*',
+  types: '*',
+  propose: true,
+  writeNetworks: true,
+  decide: true,
+};
 
 /**
  * What a caller may read: resource types and products.
@@ -89,13 +100,21 @@ export const productInScopeSql = (column: string, param: string): string =>
  * - `read`: reads only (also served by the REST surface); always allowed, within the scope;
  * - `propose`: appends proposal events (needs `propose`);
  * - `network-write`: appends network events (needs `writeNetworks` and the `network` type:
- *   writing answers whether a network or node exists, so it needs the right to read them).
+ *   writing answers whether a network or node exists, so it needs the right to read them);
+ * - `decide`: a maintainer's decision on a proposal or an intake, from the console in local
+ *   approval mode (needs `decide` and the `request` type). No MCP tool has this access.
  */
-export type Access = 'read' | 'propose' | 'network-write';
+export type Access = 'read' | 'propose' | 'network-write' | 'decide';
 
 /** The OAuth-style scope an access needs (named in 403 `insufficient_scope` challenges). */
 export const oauthScopeOf = (access: Access): string =>
-  access === 'read' ? 'read' : access === 'propose' ? 'propose' : 'networks:write';
+  access === 'read'
+    ? 'read'
+    : access === 'propose'
+      ? 'propose'
+      : access === 'decide'
+        ? 'decide'
+        : 'networks:write';
 
 /** The OAuth-style scopes a caller's grants amount to. */
 export const oauthScopesOf = (grants: Grants): string[] =>
@@ -134,6 +153,16 @@ export const decideAccess = (grants: Grants, access: Access): AccessDecision => 
       reason: grants.writeNetworks
         ? 'the "networks:write" grant needs the "network" type as well, to read the networks it changes'
         : 'the "networks:write" grant is needed to create or change networks',
+    };
+  }
+  if (access === 'decide' && !(grants.decide === true && mayReadType(scope, 'request'))) {
+    return {
+      allowed: false,
+      missing: oauthScopeOf(access),
+      reason:
+        grants.decide === true
+          ? 'the "decide" grant needs the "request" type as well, to read what it decides'
+          : 'the "decide" grant is needed to approve or reject proposals (a maintainer token)',
     };
   }
   return { allowed: true, scope };

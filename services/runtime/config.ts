@@ -97,6 +97,7 @@ export const mcpTokenTableSchema = z.record(
           types: scopeList.default('*'),
           propose: z.boolean().default(false),
           writeNetworks: z.boolean().default(false),
+          decide: z.boolean().optional(),
         })
         .strict(),
     })
@@ -246,7 +247,7 @@ const settings = {
   mcpTokens: {
     env: 'MCP_TOKENS',
     schema: mcpTokenTableSetting,
-    doc: 'Bearer tokens of /mcp as JSON: {"<sha256 hex of the token>": {"name": "ci-bot", "grants": {"products": "*" | [...], "types": "*" | [...], "propose": bool, "writeNetworks": bool}}}. Unset with MCP_TOKENS_FILE: local mode (everything as actor "local"), loopback binds only.',
+    doc: 'Bearer tokens of /mcp as JSON: {"<sha256 hex of the token>": {"name": "ci-bot", "grants": {"products": "*" | [...], "types": "*" | [...], "propose": bool, "writeNetworks": bool, "decide": bool}}}. Unset with MCP_TOKENS_FILE: local mode (everything as actor "local"), loopback binds only.',
   },
   mcpTokensFile: {
     env: 'MCP_TOKENS_FILE',
@@ -267,6 +268,11 @@ const settings = {
     env: 'MCP_PUBLIC_URL',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     doc: 'Public URL of the MCP endpoint (https://mcp.example.com/mcp); every URL the server prints or serves (llms.txt, protected-resource metadata, WWW-Authenticate) is built from it. Default: the bound address.',
+  },
+  consoleSecret: {
+    env: 'COGITAVE_CONSOLE_SECRET',
+    schema: secret(z.string().min(32, 'must be at least 32 characters')),
+    doc: 'Key that signs console session cookies and CSRF tokens; set the same value on every gateway replica so a login holds across them. Unset: a random key per process (logins end when it restarts).',
   },
   httpHeadersTimeoutMs: {
     env: 'COGITAVE_HTTP_HEADERS_TIMEOUT_MS',

@@ -5,6 +5,7 @@ import {
   endpointLimitsFromConfig,
 } from '../../../mcp-gateway/http/mcp-endpoint.js';
 import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
+import { createWebConsole } from '../../../mcp-gateway/console/index.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
@@ -83,6 +84,30 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     (req) => (auth.enabled ? (auth.authenticate(req.headers.authorization) ?? null) : LOCAL_CALLER),
     { tools: ALL_TOOLS, version, logger },
   );
+  // The console for people: the same services, tools and tokens as /mcp.
+  const webConsole = createWebConsole({
+    services: composed.services,
+    tools: ALL_TOOLS,
+    auth,
+    secret: config.consoleSecret?.reveal(),
+    approval: github
+      ? { kind: 'github', repository: github.settings.repository }
+      : { kind: 'local' },
+    logger,
+    audit: {
+      status: () => app.audit.status(),
+      events: ({ streamPrefix, type, limit }) =>
+        app.eventStore.readAll({
+          direction: 'backwards',
+          maxCount: limit,
+          filter: {
+            ...(streamPrefix === undefined ? {} : { streamPrefixes: [streamPrefix] }),
+            ...(type === undefined ? {} : { eventTypes: [type] }),
+          },
+        }),
+      projections: () => app.projections.status(),
+    },
+  });
   return {
     gateway,
     routes: [
@@ -90,7 +115,9 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
       ...rest.routes,
       createLlmsTxtRoute({ tools: ALL_TOOLS }),
       ...(github ? [github.webhooks.route] : []),
+      ...webConsole.routes,
     ],
+    announce: (urls) => webConsole.announce(urls),
     readiness,
     describe: {
       ...describe,

@@ -1,4 +1,4 @@
-import type { HttpRoute, ReadinessCheck } from '../../../mcp-gateway/http/server.js';
+import type { HttpRoute, PublicUrls, ReadinessCheck } from '../../../mcp-gateway/http/server.js';
 import type { ProjectionStatus } from '../../../projections/index.js';
 
 /**
@@ -15,6 +15,8 @@ export interface ServedPart {
   readonly metrics?: () => string;
   /** Fields of the `cogitave ready` log line. */
   readonly describe: Readonly<Record<string, unknown>>;
+  /** More fields of that line, once the server's URLs are known (the console's link). */
+  readonly announce?: (urls: PublicUrls) => Readonly<Record<string, unknown>>;
   /** Starts the background work; called once the process serves its endpoints. */
   start(): void;
   /** Stops accepting work (open MCP sessions end) before the HTTP server closes. */
@@ -26,12 +28,15 @@ export interface ServedPart {
 export const mergeParts = (parts: readonly ServedPart[]): ServedPart => {
   const projections = parts.flatMap((part) => (part.projections ? [part.projections] : []));
   const metrics = parts.flatMap((part) => (part.metrics ? [part.metrics] : []));
+  const announcers = parts.flatMap((part) => (part.announce ? [part.announce] : []));
   return {
     routes: parts.flatMap((part) => part.routes),
     readiness: parts.flatMap((part) => part.readiness),
     ...(projections.length > 0 ? { projections: () => projections.flatMap((list) => list()) } : {}),
     ...(metrics.length > 0 ? { metrics: () => metrics.map((render) => render()).join('') } : {}),
     describe: Object.assign({}, ...parts.map((part) => part.describe)) as Record<string, unknown>,
+    announce: (urls) =>
+      Object.assign({}, ...announcers.map((announce) => announce(urls))) as Record<string, unknown>,
     start: () => {
       for (const part of parts) part.start();
     },

@@ -1,0 +1,295 @@
+import GithubSlugger from 'github-slugger';
+import markdownIt from 'markdown-it';
+import { CogitaveError } from '../../../services/runtime/errors.js';
+import { html, layout, trusted, type Html } from '../html.js';
+import type { ConsoleRequest } from '../http.js';
+import type { ToolReader } from '../reads.js';
+
+/**
+ * Knowledge: search (`docs_search`, the agents' own), a page rendered from its Markdown with
+ * raw HTML disabled (markdown-it escapes it, and refuses `javascript:` links), its sections,
+ * related nodes (`get_related`) and the learning path toward it (`get_learning_path`).
+ */
+
+interface SearchHit {
+  readonly uid: string;
+  readonly type: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly product: string | null;
+  readonly monikers: readonly string[];
+  readonly section: {
+    readonly anchor: string | null;
+    readonly heading: string;
+    readonly excerpt: string;
+  } | null;
+}
+
+interface NodeResult {
+  readonly uid: string;
+  readonly label: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly body: string;
+  readonly product: string | null;
+  readonly monikers: readonly string[];
+  readonly lastModified: string;
+  readonly uri: string;
+}
+
+interface RelatedResult {
+  readonly results: readonly {
+    readonly uid: string;
+    readonly label: string;
+    readonly title: string;
+    readonly edge_type: string;
+    readonly direction: 'out' | 'in';
+  }[];
+}
+
+interface LearningPathResult {
+  readonly results: readonly {
+    readonly uid: string;
+    readonly title: string;
+    readonly reason: string;
+  }[];
+  readonly total_duration_in_minutes: number;
+}
+
+const TYPES = [
+  '',
+  'doc',
+  'article',
+  'unit',
+  'module',
+  'learningPath',
+  'adr',
+  'skill',
+  'codeSample',
+];
+
+const docHref = (uid: string, moniker?: string): string =>
+  `/console/docs/${encodeURIComponent(uid)}${moniker ? `?moniker=${encodeURIComponent(moniker)}` : ''}`;
+
+const nonEmpty = (value: string | null): string | undefined =>
+  value === null || value.trim() === '' ? undefined : value.trim();
+
+export const renderDocs = async (request: ConsoleRequest, read: ToolReader): Promise<string> => {
+  const identity = request.identity;
+  if (!identity) throw new Error('the docs need a login');
+  const caller = identity.caller;
+  const query = nonEmpty(request.query.get('q'));
+  const type = nonEmpty(request.query.get('type'));
+  const product = nonEmpty(request.query.get('product'));
+  const moniker = nonEmpty(request.query.get('moniker'));
+  const hits =
+    query === undefined
+      ? undefined
+      : (
+          (await read(
+            caller,
+            'docs_search',
+            {
+              query,
+              limit: 20,
+              ...(type ? { types: [type] } : {}),
+              ...(product ? { product } : {}),
+              ...(moniker ? { moniker } : {}),
+            },
+            request.signal,
+          )) as unknown as { results: SearchHit[] }
+        ).results;
+  const main = html`<h1>Knowledge</h1>
+    <form
+      class="filters"
+      method="get"
+      action="/console/docs"
+      role="search"
+      aria-label="Search the knowledge graph"
+    >
+      <p>
+        <label for="q">Search</label>
+        <input id="q" name="q" type="search" value="${query ?? ''}" required />
+      </p>
+      <p>
+        <label for="d-type">Type</label>
+        <select id="d-type" name="type">
+          ${TYPES.map(
+            (value) =>
+              html`<option value="${value}" ${value === (type ?? '') ? html` selected` : ''}>
+                ${value === '' ? 'any' : value}
+              </option>`,
+          )}
+        </select>
+      </p>
+      <p>
+        <label for="d-product">Product</label>
+        <input id="d-product" name="product" value="${product ?? ''}" />
+      </p>
+      <p>
+        <label for="d-moniker">Version</label>
+        <input id="d-moniker" name="moniker" value="${moniker ?? ''}" placeholder="latest" />
+      </p>
+      <p><button type="submit">Search</button></p>
+    </form>
+    ${
+      hits === undefined
+        ? html`<p>
+            Search the documentation, articles, units, modules, learning paths and ADRs: the same
+            search agents call (<code>docs_search</code>).
+          </p>`
+        : hits.length === 0
+          ? html`<p role="status">Nothing matches.</p>`
+          : html`<p role="status">${hits.length} result${hits.length === 1 ? '' : 's'}.</p>
+              <ol class="hits">
+                ${hits.map(
+                  (hit) =>
+                    html`<li>
+                      <a
+                        href="${docHref(hit.uid, moniker)}${hit.section?.anchor ? `#h-${hit.section.anchor}` : ''}"
+                        >${hit.title}</a
+                      >
+                      <p class="meta">
+                        ${hit.type} · ${hit.product ?? 'no product'} ·
+                        ${hit.monikers.join(', ')}${hit.section ? html` · section “${hit.section.heading}”` : ''}
+                      </p>
+                      <p>${hit.section?.excerpt.slice(0, 300) ?? hit.summary}</p>
+                    </li>`,
+                )}
+              </ol>`
+    }`;
+  return layout({
+    title: 'Knowledge',
+    section: 'docs',
+    who: identity.actor,
+    csrf: request.csrf,
+    main,
+  });
+};
+
+/** The page's Markdown as HTML (no raw HTML), and its sections with anchors. */
+export const renderMarkdown = (
+  source: string,
+): { body: Html; sections: { id: string; title: string; level: number }[] } => {
+  const md = markdownIt({ html: false, linkify: false });
+  const slugger = new GithubSlugger();
+  const sections: { id: string; title: string; level: number }[] = [];
+  const tokens = md.parse(source, {});
+  tokens.forEach((token, index) => {
+    if (token.type !== 'heading_open') return;
+    const title = tokens[index + 1]?.content ?? '';
+    const id = `h-${slugger.slug(title)}`;
+    token.attrSet('id', id);
+    sections.push({ id, title, level: Number(token.tag.slice(1)) });
+  });
+  return { body: trusted(md.renderer.render(tokens, md.options, {})), sections };
+};
+
+const softly = async <T>(load: () => Promise<T>): Promise<T | string> => {
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof CogitaveError) return error.message;
+    throw error;
+  }
+};
+
+export const renderDocPage = async (
+  request: ConsoleRequest,
+  read: ToolReader,
+  uid: string,
+): Promise<string> => {
+  const identity = request.identity;
+  if (!identity) throw new Error('the docs need a login');
+  const caller = identity.caller;
+  const moniker = nonEmpty(request.query.get('moniker'));
+  const node = (await read(
+    caller,
+    'docs_fetch',
+    { uid, ...(moniker ? { moniker } : {}) },
+    request.signal,
+  )) as unknown as NodeResult;
+  const related = await softly(
+    async () =>
+      (await read(
+        caller,
+        'get_related',
+        { uid, depth: 1 },
+        request.signal,
+      )) as unknown as RelatedResult,
+  );
+  const path = await softly(
+    async () =>
+      (await read(
+        caller,
+        'get_learning_path',
+        { target_uid: uid },
+        request.signal,
+      )) as unknown as LearningPathResult,
+  );
+  const { body, sections } = renderMarkdown(node.body);
+  const main = html`<article class="doc" aria-labelledby="doc-title">
+      <h1 id="doc-title">${node.title}</h1>
+      <p class="meta">
+        ${node.label} · <code>${node.uid}</code> · ${node.product ?? 'no product'} · versions
+        ${node.monikers.join(', ')} · modified ${node.lastModified}
+      </p>
+      <p class="summary">${node.summary}</p>
+      ${
+        sections.length > 1
+          ? html`<nav aria-label="Sections" class="toc">
+              <h2>Sections</h2>
+              <ul>
+                ${sections.map(
+                  (section) =>
+                    html`<li class="level-${section.level}">
+                      <a href="#${section.id}">${section.title}</a>
+                    </li>`,
+                )}
+              </ul>
+            </nav>`
+          : ''
+      }
+      <div class="markdown">${body}</div>
+    </article>
+    <aside aria-labelledby="related-title" class="related">
+      <h2 id="related-title">Related</h2>
+      ${
+        typeof related === 'string'
+          ? html`<p class="muted">${related}</p>`
+          : related.results.length === 0
+            ? html`<p class="muted">No typed links.</p>`
+            : html`<ul>
+                ${related.results.map(
+                  (item) =>
+                    html`<li>
+                      ${item.direction === 'out' ? item.edge_type : `${item.edge_type} (from)`}:
+                      <a href="${docHref(item.uid)}">${item.title}</a>
+                      <span class="muted">${item.label}</span>
+                    </li>`,
+                )}
+              </ul>`
+      }
+      <h2>Learning path to here</h2>
+      ${
+        typeof path === 'string'
+          ? html`<p class="muted">${path}</p>`
+          : path.results.length <= 1
+            ? html`<p class="muted">Nothing to learn first.</p>`
+            : html`<ol>
+                  ${path.results.map((step) => html`<li><a href="${docHref(step.uid)}">${step.title}</a> <span class="muted">${step.reason}</span></li>`)}
+                </ol>
+                <p>${path.total_duration_in_minutes} minutes in all.</p>`
+      }
+    </aside>`;
+  return layout({
+    title: node.title,
+    section: 'docs',
+    who: identity.actor,
+    csrf: request.csrf,
+    live: [node.uri],
+    main,
+  });
+};
+
+export type { Html };

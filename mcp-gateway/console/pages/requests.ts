@@ -1,0 +1,441 @@
+import { STAGES, type Stage } from '../../../lifecycle/stages.js';
+import type { Evidence } from '../../../lifecycle/evidence.js';
+import { html, layout, time, type Html } from '../html.js';
+import type { ConsoleRequest } from '../http.js';
+
+/**
+ * The requests' pages: the board by stage (filters: product, status, requester) and a
+ * request's page (intake, the Definition of Done of its stage, its proposal with evidence and
+ * links, the history timeline, "as of" time travel). What they show is what `list_requests`,
+ * `get_request` and `get_dod` answer for the caller.
+ */
+
+export interface RequestSummary {
+  readonly request_id: string;
+  readonly uri: string;
+  readonly title: string;
+  readonly product: string;
+  readonly requester: string;
+  readonly priority: string;
+  readonly stage: Stage;
+  readonly status: string;
+  readonly pending_proposal: {
+    readonly proposal_id: string;
+    readonly to_stage: Stage;
+    readonly pull_url: string | null;
+  } | null;
+  readonly updated_at: string;
+}
+
+export interface BoardFilters {
+  readonly product?: string | undefined;
+  readonly status?: string | undefined;
+  readonly requester?: string | undefined;
+}
+
+/** Links leave the console only to http(s) addresses (never `javascript:` or `data:`). */
+export const externalLink = (url: string | null | undefined, text: string): Html => {
+  if (url === null || url === undefined) return html`${text}`;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  return parsed && (parsed.protocol === 'https:' || parsed.protocol === 'http:')
+    ? html`<a href="${parsed.href}" rel="noopener noreferrer">${text}</a>`
+    : html`${text} <span class="muted">(${url})</span>`;
+};
+
+const requestHref = (id: string): string => `/console/requests/${encodeURIComponent(id)}`;
+
+const statusOptions = ['', 'draft', 'active', 'closed'];
+
+export const renderBoard = (
+  request: ConsoleRequest,
+  filters: BoardFilters,
+  requests: readonly RequestSummary[],
+  truncated: boolean,
+): string => {
+  const byStage = new Map<Stage, RequestSummary[]>();
+  for (const item of requests) {
+    const list = byStage.get(item.stage) ?? [];
+    list.push(item);
+    byStage.set(item.stage, list);
+  }
+  const stages = STAGES.filter(
+    (stage) => byStage.has(stage) || ['proposed', 'accepted', 'in_review'].includes(stage),
+  );
+  const main = html`<h1>Requests</h1>
+    <form
+      class="filters"
+      method="get"
+      action="/console/"
+      role="search"
+      aria-label="Filter requests"
+    >
+      <p>
+        <label for="f-product">Product</label>
+        <input id="f-product" name="product" value="${filters.product ?? ''}" />
+      </p>
+      <p>
+        <label for="f-status">Status</label>
+        <select id="f-status" name="status">
+          ${statusOptions.map(
+            (value) =>
+              html`<option
+                value="${value}"
+                ${filters.status === value || (value === '' && filters.status === undefined) ? html` selected` : ''}
+              >
+                ${value === '' ? 'any' : value}
+              </option>`,
+          )}
+        </select>
+      </p>
+      <p>
+        <label for="f-requester">Requester</label>
+        <input id="f-requester" name="requester" value="${filters.requester ?? ''}" />
+      </p>
+      <p><button type="submit">Filter</button> <a href="/console/">Clear</a></p>
+    </form>
+    <p class="count">
+      ${requests.length}
+      request${requests.length === 1 ? '' : 's'}${truncated ? ' (the first ones; narrow the filters to see the rest)' : ''}.
+    </p>
+    <div class="board">
+      ${stages.map((stage) => {
+        const items = byStage.get(stage) ?? [];
+        return html`<section class="column" aria-labelledby="stage-${stage}">
+          <h2 id="stage-${stage}">
+            ${stage.replace('_', ' ')} <span class="badge">${items.length}</span>
+          </h2>
+          ${
+            items.length === 0
+              ? html`<p class="muted">None.</p>`
+              : html`<ul class="cards">
+                  ${items.map(
+                    (item) =>
+                      html`<li class="card" data-request="${item.request_id}">
+                        <a href="${requestHref(item.request_id)}"
+                          ><span class="id">${item.request_id}</span> ${item.title}</a
+                        >
+                        <p class="meta">
+                          ${item.product} · ${item.requester} · ${item.priority} · ${item.status}
+                        </p>
+                        ${item.pending_proposal ? html`<p class="pending">Proposal ${item.pending_proposal.proposal_id} → ${item.pending_proposal.to_stage}</p>` : ''}
+                      </li>`,
+                  )}
+                </ul>`
+          }
+        </section>`;
+      })}
+    </div>`;
+  return layout({
+    title: 'Requests',
+    section: 'requests',
+    who: request.identity?.actor,
+    csrf: request.csrf,
+    live: ['cogitave://request/'],
+    main,
+  });
+};
+
+interface HistoryEntry {
+  readonly revision: number;
+  readonly position: string;
+  readonly type: string;
+  readonly actor: string;
+  readonly at: string;
+  readonly hash: string;
+  readonly prevHash: string | null;
+  readonly summary: string;
+}
+
+interface PendingProposal {
+  readonly proposalId: string;
+  readonly fromStage: Stage;
+  readonly toStage: Stage;
+  readonly proposedBy: string;
+  readonly proposedAt: string;
+  readonly rationale: string;
+  readonly evidence: Evidence;
+  readonly pullNumber: number | null;
+  readonly pullUrl: string | null;
+}
+
+export interface RequestDocumentView {
+  readonly requestId: string;
+  readonly uri: string;
+  readonly title: string;
+  readonly problem: string;
+  readonly product: string;
+  readonly requester: string;
+  readonly priority: string;
+  readonly acceptanceCriteria: readonly { readonly id: string; readonly text: string }[];
+  readonly links: readonly { readonly url: string; readonly title?: string | undefined }[];
+  readonly stage: Stage;
+  readonly status: string;
+  readonly pendingProposal: PendingProposal | null;
+  readonly evidence: Evidence;
+  readonly intakeIssue: { readonly number: number; readonly url: string } | null;
+  readonly proposedBy: string;
+  readonly closedReason: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface GetRequestResult {
+  readonly as_of: string | null;
+  readonly request: RequestDocumentView;
+  readonly history: readonly HistoryEntry[];
+}
+
+export interface DodResult {
+  readonly current_stage: Stage | null;
+  readonly stages: readonly {
+    readonly stage: Stage;
+    readonly items: readonly {
+      readonly id: string;
+      readonly description: string;
+      readonly met?: boolean | undefined;
+    }[];
+  }[];
+  readonly all_met: boolean | null;
+}
+
+/** How the page may decide the pending proposal. */
+export type DecisionMode =
+  { readonly kind: 'local'; readonly mayDecide: boolean } | { readonly kind: 'github' };
+
+const evidenceList = (evidence: Evidence, criteria: RequestDocumentView['acceptanceCriteria']) => {
+  const rows: Html[] = [];
+  if (evidence.specLink)
+    rows.push(
+      html`<dt>Specification</dt>
+        <dd>${externalLink(evidence.specLink, evidence.specLink)}</dd>`,
+    );
+  if (evidence.testPlan)
+    rows.push(
+      html`<dt>Test plan</dt>
+        <dd class="text">${evidence.testPlan}</dd>`,
+    );
+  if (evidence.rollbackPlan)
+    rows.push(
+      html`<dt>Rollback plan</dt>
+        <dd class="text">${evidence.rollbackPlan}</dd>`,
+    );
+  if (evidence.checks && evidence.checks.length > 0)
+    rows.push(
+      html`<dt>Checks</dt>
+        <dd>
+          <ul>
+            ${evidence.checks.map(
+              (check) =>
+                html`<li>
+                  ${externalLink(check.url, check.name)}: <strong>${check.conclusion}</strong>
+                </li>`,
+            )}
+          </ul>
+        </dd>`,
+    );
+  for (const [id, text] of Object.entries(evidence.criteria ?? {})) {
+    const criterion = criteria.find((entry) => entry.id === id);
+    rows.push(
+      html`<dt>${id}${criterion ? html` — ${criterion.text}` : ''}</dt>
+        <dd class="text">${text}</dd>`,
+    );
+  }
+  if (evidence.links && evidence.links.length > 0)
+    rows.push(
+      html`<dt>Links</dt>
+        <dd>
+          <ul>
+            ${evidence.links.map((link) => html`<li>${externalLink(link, link)}</li>`)}
+          </ul>
+        </dd>`,
+    );
+  if (evidence.verification)
+    rows.push(
+      html`<dt>Verification</dt>
+        <dd class="text">${evidence.verification}</dd>`,
+    );
+  if (evidence.notes)
+    rows.push(
+      html`<dt>Notes</dt>
+        <dd class="text">${evidence.notes}</dd>`,
+    );
+  return rows.length === 0
+    ? html`<p class="muted">No evidence.</p>`
+    : html`<dl class="evidence">${rows}</dl>`;
+};
+
+const proposalSection = (
+  request: ConsoleRequest,
+  doc: RequestDocumentView,
+  mode: DecisionMode,
+  timeTravel: boolean,
+): Html => {
+  const pending = doc.pendingProposal;
+  if (!pending) return html`<p>No proposal is waiting for a decision.</p>`;
+  const base = `${requestHref(doc.requestId)}/proposals/${encodeURIComponent(pending.proposalId)}`;
+  const decision: Html = timeTravel
+    ? html`<p class="muted">Decisions are taken on the current state, not in time travel.</p>`
+    : mode.kind === 'github'
+      ? html`<p class="decide">
+          Approval is a merge on GitHub:
+          ${
+            pending.pullUrl
+              ? externalLink(
+                  pending.pullUrl,
+                  `review and merge pull request #${String(pending.pullNumber ?? '')}`,
+                )
+              : 'its draft pull request is not open yet'
+          }.
+          The console never approves in GitHub mode.
+        </p>`
+      : !mode.mayDecide
+        ? html`<p class="muted">Deciding needs a maintainer login (the "decide" grant).</p>`
+        : html`<div class="decide">
+            <form method="post" action="${base}/approve">
+              <input type="hidden" name="csrf" value="${request.csrf}" />
+              <button type="submit" class="approve">
+                Approve ${pending.fromStage} → ${pending.toStage}
+              </button>
+            </form>
+            <form method="post" action="${base}/reject">
+              <input type="hidden" name="csrf" value="${request.csrf}" />
+              <p>
+                <label for="reject-reason">Reason for rejecting (told to the proposer)</label>
+                <textarea
+                  id="reject-reason"
+                  name="reason"
+                  required
+                  maxlength="2000"
+                  rows="2"
+                ></textarea>
+              </p>
+              <button type="submit" class="reject">Reject</button>
+            </form>
+          </div>`;
+  return html`<article class="proposal" aria-labelledby="proposal-title">
+    <h3 id="proposal-title">
+      Proposal ${pending.proposalId}: ${pending.fromStage} → ${pending.toStage}
+    </h3>
+    <p class="meta">
+      By ${pending.proposedBy}, ${time(pending.proposedAt)} ·
+      ${
+        pending.pullUrl
+          ? externalLink(pending.pullUrl, `pull request #${String(pending.pullNumber ?? '')}`)
+          : 'no pull request (local approval)'
+      }
+    </p>
+    <p class="text">${pending.rationale}</p>
+    <h4>Evidence</h4>
+    ${evidenceList(pending.evidence, doc.acceptanceCriteria)} ${decision}
+  </article>`;
+};
+
+const dodSection = (dod: DodResult | undefined, doc: RequestDocumentView): Html => {
+  const stage = dod?.stages.find((entry) => entry.stage === doc.stage);
+  if (!dod || !stage) return html`<p class="muted">Shown for the current state only.</p>`;
+  if (stage.items.length === 0) return html`<p>Leaving ${doc.stage} needs nothing more.</p>`;
+  return html`<p>${dod.all_met === true ? 'Every item is met.' : 'Some items are missing.'}</p>
+    <ul class="dod">
+      ${stage.items.map(
+        (item) =>
+          html`<li class="${item.met === true ? 'met' : 'missing'}">
+            <strong>${item.met === true ? 'Met' : 'Missing'}:</strong> ${item.description}
+          </li>`,
+      )}
+    </ul>`;
+};
+
+export const renderRequest = (
+  request: ConsoleRequest,
+  view: GetRequestResult,
+  dod: DodResult | undefined,
+  mode: DecisionMode,
+  notice: string | undefined,
+): string => {
+  const doc = view.request;
+  const href = requestHref(doc.requestId);
+  const timeTravel = view.as_of !== null;
+  const main = html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+    <h1><span class="id">${doc.requestId}</span> ${doc.title}</h1>
+    ${timeTravel ? html`<p class="asof" role="status">As of ${view.as_of}. <a href="${href}">Back to now</a></p>` : ''}
+    <p class="meta">
+      Stage <strong>${doc.stage}</strong> (${doc.status}) · product ${doc.product} · requester
+      ${doc.requester} · priority ${doc.priority} · proposed by ${doc.proposedBy},
+      ${time(doc.createdAt)}
+    </p>
+    ${doc.closedReason ? html`<p>Closed: ${doc.closedReason}</p>` : ''}
+    <form class="asof-form" method="get" action="${href}">
+      <p>
+        <label for="as-of">Show as of (a log position or an ISO-8601 time)</label>
+        <input
+          id="as-of"
+          name="as_of"
+          value="${view.as_of ?? ''}"
+          placeholder="2026-11-30T08:00:00Z"
+        />
+        <button type="submit">Travel</button>
+      </p>
+    </form>
+    <section aria-labelledby="intake">
+      <h2 id="intake">Intake</h2>
+      <p class="text">${doc.problem}</p>
+      <h3>Acceptance criteria</h3>
+      <ol class="criteria">
+        ${doc.acceptanceCriteria.map((criterion) => html`<li id="${criterion.id}"><span class="id">${criterion.id}</span> ${criterion.text}</li>`)}
+      </ol>
+      ${
+        doc.links.length > 0
+          ? html`<h3>Links</h3>
+              <ul>
+                ${doc.links.map((link) => html`<li>${externalLink(link.url, link.title ?? link.url)}</li>`)}
+              </ul>`
+          : ''
+      }
+      <p>
+        ${doc.intakeIssue ? externalLink(doc.intakeIssue.url, `GitHub issue #${String(doc.intakeIssue.number)}`) : html`<span class="muted">No GitHub issue.</span>`}
+      </p>
+    </section>
+    <section aria-labelledby="dod">
+      <h2 id="dod">Definition of Done of ${doc.stage}</h2>
+      ${dodSection(timeTravel ? undefined : dod, doc)}
+    </section>
+    <section aria-labelledby="proposals">
+      <h2 id="proposals">Proposals</h2>
+      ${proposalSection(request, doc, mode, timeTravel)}
+      <h3>Accumulated evidence</h3>
+      ${evidenceList(doc.evidence, doc.acceptanceCriteria)}
+    </section>
+    <section aria-labelledby="history">
+      <h2 id="history">History</h2>
+      <ol class="timeline">
+        ${view.history.map(
+          (entry) =>
+            html`<li>
+              <p>
+                <strong class="type">${entry.type}</strong> by ${entry.actor}, ${time(entry.at)}
+              </p>
+              <p>${entry.summary}</p>
+              <p class="meta">
+                revision ${entry.revision} · position <code>${entry.position}</code> · hash
+                <code title="${entry.hash}">${entry.hash.slice(0, 16)}</code> ·
+                <a href="${href}?as_of=${encodeURIComponent(entry.position)}">as of here</a>
+              </p>
+            </li>`,
+        )}
+      </ol>
+    </section>`;
+  return layout({
+    title: `${doc.requestId} ${doc.title}`,
+    section: 'requests',
+    who: request.identity?.actor,
+    csrf: request.csrf,
+    // Time travel shows the past: nothing live to follow.
+    ...(timeTravel ? {} : { live: [doc.uri] }),
+    main,
+  });
+};
