@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { SECURITY_HEADERS } from './http.js';
 
 /**
- * The console's two static files, read once at start: a stylesheet and the live-update script
+ * The console's static files, read once at start: a stylesheet, the live-update script and an icon
  * (plain, dependency-free; the pages work without it). `npm run build` copies them beside the
  * compiled code, and they are served from here only (no CDN).
  */
@@ -18,6 +18,7 @@ export interface ConsoleAssets {
 const TYPES: Readonly<Record<string, string>> = {
   'console.css': 'text/css; charset=utf-8',
   'console.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 
 export const createConsoleAssets = (): ConsoleAssets => {

@@ -64,6 +64,7 @@ export const layout = (options: LayoutOptions): string =>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Cogitave console</title>
+<link rel="icon" href="/console/assets/favicon.svg">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>

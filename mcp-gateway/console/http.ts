@@ -9,13 +9,14 @@ import type { ConsoleIdentity } from './session.js';
 /**
  * What every console answer carries: a strict Content-Security-Policy (scripts, styles and
  * connections from the console itself only; no inline script, no framing, forms post here
- * only), no caching of pages and no Referer (the one-time login link must not leak in one).
+ * only), no caching of pages and no Referer to other sites (the one-time login link must not leak).
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: with it Chromium sends `Origin: null` on the forms' POSTs.
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',

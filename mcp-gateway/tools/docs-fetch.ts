@@ -28,6 +28,9 @@ const output = z.object({
   }),
 });
 
+/** The structured result (the console renders it). */
+export type DocsFetchOutput = z.infer<typeof output>;
+
 export const docsFetchTool = defineTool({
   name: 'docs_fetch',
   title: 'Fetch a catalog node',

@@ -79,6 +79,9 @@ const output = z.object({
   ),
 });
 
+/** The structured result (the console renders it). */
+export type DocsSearchOutput = z.infer<typeof output>;
+
 export const docsSearchTool = defineTool({
   name: 'docs_search',
   title: 'Search the docs',

@@ -45,6 +45,8 @@ const output = z.object({
 });
 
 type Output = z.infer<typeof output>;
+/** The structured result (the console renders it). */
+export type GetDodOutput = Output;
 
 const factsOf = (state: RequestState): RequestFacts => ({
   intake: {

@@ -17,6 +17,9 @@ const output = z.object({
   skipped: z.array(z.string()),
 });
 
+/** The structured result (the console renders it). */
+export type GetLearningPathOutput = z.infer<typeof output>;
+
 export const getLearningPathTool = defineTool({
   name: 'get_learning_path',
   title: 'Learning path toward a target',

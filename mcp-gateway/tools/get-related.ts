@@ -17,6 +17,9 @@ const output = z.object({
   truncated: z.boolean(),
 });
 
+/** The structured result (the console renders it). */
+export type GetRelatedOutput = z.infer<typeof output>;
+
 export const getRelatedTool = defineTool({
   name: 'get_related',
   title: 'Typed neighbours of a node',

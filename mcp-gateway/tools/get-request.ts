@@ -115,6 +115,8 @@ const output = z.object({
 });
 
 type Output = z.infer<typeof output>;
+/** The structured result (the console renders it). */
+export type GetRequestOutput = Output;
 
 const renderRequest = (result: Output): string => {
   const r = result.request;

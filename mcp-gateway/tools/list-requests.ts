@@ -73,6 +73,9 @@ const output = z.object({
   next_cursor: z.string().nullable(),
 });
 
+/** The structured result (the console renders it). */
+export type ListRequestsOutput = z.infer<typeof output>;
+
 type Args = z.infer<typeof input>;
 
 const filterKey = (args: Args): string =>

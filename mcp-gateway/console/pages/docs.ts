@@ -4,6 +4,10 @@ import { CogitaveError } from '../../../services/runtime/errors.js';
 import { html, layout, trusted, type Html } from '../html.js';
 import type { ConsoleRequest } from '../http.js';
 import type { ToolReader } from '../reads.js';
+import type { DocsFetchOutput } from '../../tools/docs-fetch.js';
+import type { DocsSearchOutput } from '../../tools/docs-search.js';
+import type { GetLearningPathOutput } from '../../tools/get-learning-path.js';
+import type { GetRelatedOutput } from '../../tools/get-related.js';
 
 /**
  * Knowledge: search (`docs_search`, the agents' own), a page rendered from its Markdown with
@@ -11,50 +15,10 @@ import type { ToolReader } from '../reads.js';
  * related nodes (`get_related`) and the learning path toward it (`get_learning_path`).
  */
 
-interface SearchHit {
-  readonly uid: string;
-  readonly type: string;
-  readonly title: string;
-  readonly summary: string;
-  readonly product: string | null;
-  readonly monikers: readonly string[];
-  readonly section: {
-    readonly anchor: string | null;
-    readonly heading: string;
-    readonly excerpt: string;
-  } | null;
-}
-
-interface NodeResult {
-  readonly uid: string;
-  readonly label: string;
-  readonly title: string;
-  readonly summary: string;
-  readonly body: string;
-  readonly product: string | null;
-  readonly monikers: readonly string[];
-  readonly lastModified: string;
-  readonly uri: string;
-}
-
-interface RelatedResult {
-  readonly results: readonly {
-    readonly uid: string;
-    readonly label: string;
-    readonly title: string;
-    readonly edge_type: string;
-    readonly direction: 'out' | 'in';
-  }[];
-}
-
-interface LearningPathResult {
-  readonly results: readonly {
-    readonly uid: string;
-    readonly title: string;
-    readonly reason: string;
-  }[];
-  readonly total_duration_in_minutes: number;
-}
+type SearchHit = DocsSearchOutput['results'][number];
+type NodeResult = DocsFetchOutput;
+type RelatedResult = GetRelatedOutput;
+type LearningPathResult = GetLearningPathOutput;
 
 const TYPES = [
   '',

@@ -1,5 +1,8 @@
 import { STAGES, type Stage } from '../../../lifecycle/stages.js';
 import type { Evidence } from '../../../lifecycle/evidence.js';
+import type { GetDodOutput } from '../../tools/get-dod.js';
+import type { GetRequestOutput, RequestDocumentOutput } from '../../tools/get-request.js';
+import type { ListRequestsOutput } from '../../tools/list-requests.js';
 import { html, layout, time, type Html } from '../html.js';
 import type { ConsoleRequest } from '../http.js';
 
@@ -10,22 +13,7 @@ import type { ConsoleRequest } from '../http.js';
  * `get_request` and `get_dod` answer for the caller.
  */
 
-export interface RequestSummary {
-  readonly request_id: string;
-  readonly uri: string;
-  readonly title: string;
-  readonly product: string;
-  readonly requester: string;
-  readonly priority: string;
-  readonly stage: Stage;
-  readonly status: string;
-  readonly pending_proposal: {
-    readonly proposal_id: string;
-    readonly to_stage: Stage;
-    readonly pull_url: string | null;
-  } | null;
-  readonly updated_at: string;
-}
+export type RequestSummary = ListRequestsOutput['results'][number];
 
 export interface BoardFilters {
   readonly product?: string | undefined;
@@ -140,68 +128,9 @@ export const renderBoard = (
   });
 };
 
-interface HistoryEntry {
-  readonly revision: number;
-  readonly position: string;
-  readonly type: string;
-  readonly actor: string;
-  readonly at: string;
-  readonly hash: string;
-  readonly prevHash: string | null;
-  readonly summary: string;
-}
-
-interface PendingProposal {
-  readonly proposalId: string;
-  readonly fromStage: Stage;
-  readonly toStage: Stage;
-  readonly proposedBy: string;
-  readonly proposedAt: string;
-  readonly rationale: string;
-  readonly evidence: Evidence;
-  readonly pullNumber: number | null;
-  readonly pullUrl: string | null;
-}
-
-export interface RequestDocumentView {
-  readonly requestId: string;
-  readonly uri: string;
-  readonly title: string;
-  readonly problem: string;
-  readonly product: string;
-  readonly requester: string;
-  readonly priority: string;
-  readonly acceptanceCriteria: readonly { readonly id: string; readonly text: string }[];
-  readonly links: readonly { readonly url: string; readonly title?: string | undefined }[];
-  readonly stage: Stage;
-  readonly status: string;
-  readonly pendingProposal: PendingProposal | null;
-  readonly evidence: Evidence;
-  readonly intakeIssue: { readonly number: number; readonly url: string } | null;
-  readonly proposedBy: string;
-  readonly closedReason: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-export interface GetRequestResult {
-  readonly as_of: string | null;
-  readonly request: RequestDocumentView;
-  readonly history: readonly HistoryEntry[];
-}
-
-export interface DodResult {
-  readonly current_stage: Stage | null;
-  readonly stages: readonly {
-    readonly stage: Stage;
-    readonly items: readonly {
-      readonly id: string;
-      readonly description: string;
-      readonly met?: boolean | undefined;
-    }[];
-  }[];
-  readonly all_met: boolean | null;
-}
+type RequestDocumentView = RequestDocumentOutput;
+export type GetRequestResult = GetRequestOutput;
+export type DodResult = GetDodOutput;
 
 /** How the page may decide the pending proposal. */
 export type DecisionMode =

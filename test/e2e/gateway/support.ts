@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createTokenAuth, hashToken, loadTokenTable } from '../../../mcp-gateway/auth/tokens.js';
 import { createGatewayServices } from '../../../bin/gateway-services.js';
+import { createWebConsole, type WebConsole } from '../../../mcp-gateway/console/index.js';
 import {
   createMcpEndpoint,
   endpointLimitsFromConfig,
@@ -29,6 +30,10 @@ export interface GatewayUnderTest {
   readonly url: string;
   readonly mcpUrl: string;
   readonly endpoint: McpEndpoint;
+  /** The web console mounted beside /mcp (local approval mode). */
+  readonly console: WebConsole;
+  /** Its ready-line fields: `console` (in local mode the one-time login link). */
+  readonly consoleAnnounce: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -52,18 +57,32 @@ export const startGateway = async (
     logger,
     version: '0.0.0-test',
   });
+  const auth = createTokenAuth(loadTokenTable(config));
   const endpoint = createMcpEndpoint({
     gateway,
     services: composed.services,
-    auth: createTokenAuth(loadTokenTable(config)),
+    auth,
     logger,
     ...endpointLimitsFromConfig(config),
+  });
+  const webConsole = createWebConsole({
+    services: composed.services,
+    tools: ALL_TOOLS,
+    auth,
+    secret: config.consoleSecret?.reveal(),
+    approval: { kind: 'local' },
+    logger,
+    audit: {
+      status: () => app.audit.status(),
+      events: ({ limit }) => app.eventStore.readAll({ direction: 'backwards', maxCount: limit }),
+      projections: () => app.projections.status(),
+    },
   });
   const http = await startHttpServer({
     ...httpSettingsFromConfig(config),
     logger,
     readiness: [],
-    routes: endpoint.routes,
+    routes: [...endpoint.routes, ...webConsole.routes],
   });
   app.projections.start();
   await app.changes.ready();
@@ -72,6 +91,8 @@ export const startGateway = async (
     url: http.url,
     mcpUrl: `${http.url}/mcp`,
     endpoint,
+    console: webConsole,
+    consoleAnnounce: webConsole.announce(http.urls),
     close: async () => {
       await endpoint.close();
       await http.close();

@@ -1,0 +1,282 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
+import { eventually, startGateway, tokenTable, type GatewayUnderTest } from './gateway/support.js';
+
+/**
+ * The console in a real browser (Debian's Chromium driven by playwright-core) against a real
+ * gateway on real Postgres, with an agent on the official MCP SDK: the agent proposes over
+ * MCP, the maintainer sees the proposal arrive live, approves it in the console, and the
+ * agent's subscription hears the stage change. A restricted token sees only its grant; a
+ * forged or login-less action changes nothing; four eyes holds in the console too.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+const SCREENSHOTS = '.cogitave/console-screenshots';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(
+    `console e2e skipped: no Chromium at ${CHROMIUM}; install Debian's "chromium" (bash .ci/run does) or set CHROMIUM_PATH`,
+  );
+}
+
+const AGENT = 'agent-token-5d1e';
+const MAINTAINER = 'maintainer-token-0b7c';
+const WIDGETS = 'widgets-reader-token-a9f3';
+
+const intake = (title: string, product: string) => ({
+  title,
+  problem: 'Auditors copy history by hand today, which takes hours per request and loses rows.',
+  product,
+  requester: 'audit-team',
+  acceptance_criteria: ['An export of 10000 events finishes within 5 seconds'],
+});
+
+const advance = (requestId: string) => ({
+  request_id: requestId,
+  to_stage: 'accepted',
+  evidence: {},
+  rationale: 'The problem is real and the acceptance criterion is measurable.',
+});
+
+let db: ThrowawayDatabase;
+let gateway: GatewayUnderTest;
+let browser: Browser | undefined;
+
+const connectAgent = async (token: string): Promise<Client> => {
+  const client = new Client({ name: 'console-e2e-agent', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+};
+
+const callTool = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as Record<string, unknown>;
+};
+
+const signIn = async (token: string): Promise<{ context: BrowserContext; page: Page }> => {
+  const context = await browser!.newContext({
+    baseURL: gateway.url,
+    viewport: { width: 1100, height: 820 },
+  });
+  const page = await context.newPage();
+  await page.goto('/console/');
+  // No login yet: the console sends the person to its sign-in page.
+  expect(new URL(page.url()).pathname).toBe('/console/login');
+  await page.getByLabel('Access token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/console\/$/);
+  return { context, page };
+};
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
+  let agent: Client;
+  let coreRequest: string;
+  let widgetsRequest: string;
+
+  beforeAll(async () => {
+    db = await createThrowawayDatabase('console_e2e');
+    gateway = await startGateway(db.url, {
+      MCP_TOKENS: tokenTable({
+        [AGENT]: { name: 'agent', grants: { propose: true } },
+        [MAINTAINER]: { name: 'maintainer', grants: { propose: true, decide: true } },
+        [WIDGETS]: { name: 'widgets-reader', grants: { products: ['widgets'] } },
+      }),
+    });
+    agent = await connectAgent(AGENT);
+    coreRequest = (await callTool(agent, 'request_intake', intake('Export audit trails', 'core')))
+      .request_id as string;
+    widgetsRequest = (await callTool(agent, 'request_intake', intake('Widget colours', 'widgets')))
+      .request_id as string;
+  });
+
+  afterAll(async () => {
+    await agent.close();
+    await gateway.close();
+    await db.drop();
+  });
+
+  it('given an agent on MCP and a maintainer in the console, when the agent proposes and the maintainer approves, then the page updates live and the agent hears the stage change', async () => {
+    const heard: string[] = [];
+    agent.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+      heard.push(note.params.uri);
+      return Promise.resolve();
+    });
+    const uri = `cogitave://request/${coreRequest}`;
+    await agent.subscribeResource({ uri });
+
+    const { context, page } = await signIn(MAINTAINER);
+    await expect.poll(() => page.locator(`[data-request="${coreRequest}"]`).count()).toBe(1);
+    await page.screenshot({ path: `${SCREENSHOTS}/board.png`, fullPage: true });
+    await page.getByRole('link', { name: new RegExp(coreRequest) }).click();
+    await page.waitForURL(new RegExp(`/console/requests/${coreRequest}$`));
+    await expect.poll(() => page.locator('body').getAttribute('data-live-state')).toBe('open');
+    await expect
+      .poll(() => page.getByText('No proposal is waiting for a decision.').count())
+      .toBe(1);
+
+    // The agent proposes; the open page shows it without a reload.
+    const proposal = await callTool(agent, 'advance_stage', advance(coreRequest));
+    const proposalId = (proposal.proposal as { proposal_id: string }).proposal_id;
+    const approve = page.getByRole('button', { name: 'Approve proposed → accepted' });
+    await approve.waitFor({ timeout: 15_000 });
+    // Swapped in by the live script: the page itself was never reloaded.
+    expect(Number(await page.locator('body').getAttribute('data-refreshed'))).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText(`Proposal ${proposalId}`).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/request.png` });
+
+    heard.length = 0;
+    await approve.click();
+    await page.waitForURL(/done=approved/);
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Approved' }).count())
+      .toBe(1);
+    expect(await page.locator('.meta strong').first().textContent()).toBe('accepted');
+
+    // The agent's subscription hears it, and its read shows the maintainer's decision.
+    await eventually(() => heard.includes(uri), 'resources/updated for the approved request');
+    const after = await callTool(agent, 'get_request', { request_id: coreRequest });
+    expect((after.request as { stage: string }).stage).toBe('accepted');
+    const types = (after.history as { type: string; actor: string }[]).map(
+      (entry) => `${entry.type} ${entry.actor}`,
+    );
+    expect(types).toContain('StageAdvanceApproved token:maintainer');
+    expect(types).toContain('StageAdvanced token:maintainer');
+    await context.close();
+  });
+
+  it('given the maintainer proposed a change itself, when it approves that proposal in the console, then four eyes refuses and nothing changes', async () => {
+    const maintainerAgent = await connectAgent(MAINTAINER);
+    await callTool(maintainerAgent, 'advance_stage', advance(widgetsRequest));
+    await maintainerAgent.close();
+    const { context, page } = await signIn(MAINTAINER);
+    await page.goto(`/console/requests/${widgetsRequest}`);
+    const response = page.waitForResponse((r) => r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Approve proposed → accepted' }).click();
+    expect((await response).status()).toBeGreaterThanOrEqual(400);
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/approv|propos/i);
+    const now = await callTool(agent, 'get_request', { request_id: widgetsRequest });
+    expect((now.request as { stage: string }).stage).toBe('proposed');
+    await context.close();
+  });
+
+  it('given a token granted only the widgets product, when it uses the console, then it sees exactly its grant and may not decide', async () => {
+    const { context, page } = await signIn(WIDGETS);
+    await expect.poll(() => page.locator(`[data-request="${widgetsRequest}"]`).count()).toBe(1);
+    expect(await page.locator(`[data-request="${coreRequest}"]`).count()).toBe(0);
+    expect(await page.getByText('1 request.').count()).toBe(1);
+    // Out of its grant looks exactly like absent, as over MCP.
+    const hidden = await page.goto(`/console/requests/${coreRequest}`);
+    const missing = await page.goto('/console/requests/req-2099-9999');
+    expect(hidden?.status()).toBe(404);
+    expect(missing?.status()).toBe(404);
+    await page.goto(`/console/requests/${widgetsRequest}`);
+    expect(await page.getByRole('button', { name: /Approve/ }).count()).toBe(0);
+    expect(await page.getByText('Deciding needs a maintainer login').count()).toBe(1);
+    expect((await page.goto('/console/audit'))?.status()).toBe(403);
+    await context.close();
+  });
+
+  it('given a signed-in maintainer, when an action comes without login, with a forged CSRF token or from another origin, then it is refused and nothing is appended', async () => {
+    const { context, page } = await signIn(MAINTAINER);
+    await page.goto(`/console/requests/${widgetsRequest}`);
+    const pending = (await callTool(agent, 'get_request', { request_id: widgetsRequest }))
+      .request as { pendingProposal: { proposalId: string }; version: number };
+    const action = `${gateway.url}/console/requests/${widgetsRequest}/proposals/${pending.pendingProposal.proposalId}/reject`;
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const form = (token: string) => `csrf=${encodeURIComponent(token)}&reason=forged`;
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: gateway.url,
+    };
+    // With the session cookie (the browser context's), but a forged token.
+    const forged = await page.request.post(action, { headers, data: form(`${csrf}x`) });
+    expect(forged.status()).toBe(403);
+    // With the right token but from another origin (a page on another local port).
+    const foreign = await page.request.post(action, {
+      headers: { ...headers, origin: 'http://localhost:9' },
+      data: form(csrf),
+    });
+    expect(foreign.status()).toBe(403);
+    // Without any login.
+    const anonymous = await fetch(action, { method: 'POST', headers, body: form(csrf) });
+    expect(anonymous.status).toBe(401);
+    const live = await fetch(`${gateway.url}/console/live`);
+    expect(live.status).toBe(401);
+    const after = (await callTool(agent, 'get_request', { request_id: widgetsRequest }))
+      .request as { version: number; stage: string };
+    expect(after.version).toBe(pending.version);
+    expect(after.stage).toBe('proposed');
+    // Every console answer carries the strict policy.
+    const board = await fetch(`${gateway.url}/console/login`);
+    expect(board.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(board.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    await context.close();
+  });
+});
+
+describe.skipIf(!hasChromium)('the console in a browser (local no-auth mode)', () => {
+  let local: GatewayUnderTest;
+  let localDb: ThrowawayDatabase;
+
+  beforeAll(async () => {
+    localDb = await createThrowawayDatabase('console_e2e_local');
+    local = await startGateway(localDb.url);
+  });
+
+  afterAll(async () => {
+    await local.close();
+    await localDb.drop();
+  });
+
+  it('given the one-time link of the ready line, when a maintainer opens it, then they sign in once by name and the used link opens nothing', async () => {
+    const link = local.consoleAnnounce.console ?? '';
+    expect(link).toMatch(/\/console\/login\?code=[\w-]{20,}$/);
+    const context = await browser!.newContext({ baseURL: local.url });
+    const page = await context.newPage();
+    await page.goto('/console/');
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+    expect(await page.getByLabel(/Your name/).count()).toBe(0);
+    await page.goto(link);
+    await page.getByLabel(/Your name/).fill('alice');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/console\/$/);
+    expect(await page.getByText('Signed in as').textContent()).toContain('maintainer:alice');
+
+    const other = await browser!.newContext({ baseURL: local.url });
+    const second = await other.newPage();
+    await second.goto(link);
+    await second.getByLabel(/Your name/).fill('mallory');
+    const refused = second.waitForResponse((r) => r.request().method() === 'POST');
+    await second.getByRole('button', { name: 'Sign in' }).click();
+    expect((await refused).status()).toBe(401);
+    await other.close();
+    await context.close();
+  });
+});
