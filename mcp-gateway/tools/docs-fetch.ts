@@ -14,6 +14,7 @@ const output = z.object({
   contentHash: z.string(),
   lastModified: z.string(),
   uri: z.string(),
+  section: z.object({ anchor: z.string(), heading: z.string() }).nullable(),
   edges: z.object({
     outbound: z.array(
       z.object({
@@ -35,10 +36,18 @@ export const docsFetchTool = defineTool({
   name: 'docs_fetch',
   title: 'Fetch a catalog node',
   description:
-    'Fetch one node of the knowledge graph (Doc, Article, Unit, Module, LearningPath, ADR, Skill, CodeSample) by uid: its full canonical content (Markdown body or code), attributes, monikers, contentHash, lastModified, resource URI and its typed edges in both directions. Give moniker to require a version ("latest" or a date). Unknown uids return an error listing the closest uids.',
+    'Fetch one node of the knowledge graph (Doc, Article, Unit, Module, LearningPath, ADR, Skill, CodeSample) by uid: its full canonical content (Markdown body or code), attributes, monikers, contentHash, lastModified, resource URI and its typed edges in both directions. Give moniker to require a version ("latest", a date, a release or draft) and section (a heading’s anchor, as docs_search and resolve_xref name it) to read one section only: body is then that heading down to the next of its level. Unknown uids return an error listing the closest uids; an unknown section lists the page’s anchors.',
   input: z.strictObject({
     uid: z.string().min(1).describe('Node uid, e.g. cogitave.core.architecture'),
-    moniker: z.string().optional().describe('Docs version: "latest" (default) or YYYY-MM'),
+    moniker: z
+      .string()
+      .optional()
+      .describe('Docs version: "latest" (default), a date (2025-11-25), a release (v2) or draft'),
+    section: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Anchor of one heading (e.g. tools-in-sampling): return that section only'),
   }),
   output,
   annotations: READ_ONLY,
@@ -47,6 +56,7 @@ export const docsFetchTool = defineTool({
     const node = await services.catalog.fetchNode(scope, {
       uid: args.uid,
       ...(args.moniker === undefined ? {} : { moniker: args.moniker }),
+      ...(args.section === undefined ? {} : { section: args.section }),
     });
     return {
       ...node,
@@ -57,7 +67,7 @@ export const docsFetchTool = defineTool({
   },
   render: (node) =>
     [
-      `# ${node.title}`,
+      `# ${node.title}${node.section ? ` § ${node.section.heading}` : ''}`,
       `${node.label} ${node.uid} · ${node.uri} · monikers ${node.monikers.join(', ')} · modified ${node.lastModified}`,
       node.summary,
       '',

@@ -17,6 +17,7 @@ import { catalogNodeUri } from '../../projections/catalog/projection.js';
 import type { Queryable } from '../database/queryable.js';
 import type { ReadScope } from '../access/grants.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
+import type { NodeContent } from './content.js';
 import { findLearningPath, type LearningGraph } from './learning-path.js';
 import { compareMonikers } from './site.js';
 import { LEGACY_SOURCE } from './sources.js';
@@ -39,7 +40,11 @@ import {
 const uid = z.string().regex(UID_PATTERN, `a uid matches ${UID_PATTERN.source}`);
 const moniker = z.string().regex(MONIKER_PATTERN, `a moniker is ${MONIKER_HELP}`);
 
-export const fetchNodeInput = z.object({ uid, moniker: moniker.optional() });
+export const fetchNodeInput = z.object({
+  uid,
+  moniker: moniker.optional(),
+  section: z.string().min(1).max(200).optional(),
+});
 export const getRelatedInput = z.object({
   uid,
   edgeTypes: z.array(z.string()).optional(),
@@ -96,6 +101,8 @@ export interface NodeView {
   readonly contentHash: string;
   readonly lastModified: string;
   readonly uri: string;
+  /** Set when one section was asked for: `body` is then that section only. */
+  readonly section: { readonly anchor: string; readonly heading: string } | null;
   readonly edges: {
     readonly outbound: readonly {
       type: string;
@@ -223,6 +230,30 @@ const closestMatches = (
     .map(({ candidate }) => candidate);
 };
 
+/** One section of a page: its heading line down to the next heading of its level or above. */
+const sectionOf = (
+  content: NodeContent,
+  anchor: string,
+): { anchor: string; heading: string; body: string } => {
+  const wanted = anchor.replace(/^#/, '');
+  const sections = content.sections ?? [];
+  const index = sections.findIndex((section) => section.anchor === wanted);
+  const section = sections[index];
+  if (!section) {
+    const known = sections.map((s) => s.anchor);
+    throw new NotFound(
+      `Node "${content.uid}" has no section "${wanted}"${known.length > 0 ? `; its sections: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}` : ' (it has no headings)'}.`,
+      { uid: content.uid, section: wanted, sections: known },
+    );
+  }
+  const next = sections.slice(index + 1).find((later) => later.level <= section.level);
+  return {
+    anchor: section.anchor,
+    heading: section.heading,
+    body: content.body.slice(section.offset, next?.offset ?? content.body.length).trimEnd(),
+  };
+};
+
 const durationOf = (summary: CatalogNodeSummary): number | null => {
   const value = summary.attributes.durationInMinutes;
   return typeof value === 'number' ? value : null;
@@ -317,12 +348,14 @@ export const createCatalogReadService = ({
         ...inbound.map((edge) => edge.source),
       ]);
       const { content } = node;
+      const section = args.section === undefined ? undefined : sectionOf(content, args.section);
       return {
         uid: content.uid,
         label: content.label,
         title: content.title,
         summary: content.summary,
-        body: content.body,
+        body: section?.body ?? content.body,
+        section: section ? { anchor: section.anchor, heading: section.heading } : null,
         product: content.product,
         monikers: content.monikers,
         attributes: content.attributes,

@@ -5,6 +5,7 @@ import {
   type ToolCallContext,
   type ToolDefinition,
 } from '../../../mcp-gateway/registry.js';
+import { docsFetchTool } from '../../../mcp-gateway/tools/docs-fetch.js';
 import { resolveXrefTool } from '../../../mcp-gateway/tools/resolve-xref.js';
 import { ingestCorpus } from '../../../services/catalog/ingest.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
@@ -142,5 +143,24 @@ describe('catalog tools on a real documentation site (postgres)', () => {
     expect(await failure(resolveXrefTool, { xref: 'not a link' })).toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
+  });
+
+  it('given a page and one of its anchors, when fetched, then that section only, its components as text; an unknown anchor lists the page’s', async () => {
+    const uid = 'mcp/specification/2025-11-25/client/sampling';
+    const page = await call(docsFetchTool, { uid });
+    expect(page.section).toBeNull();
+    expect(page.body).not.toMatch(/<(Warning|Note)\b/);
+    const section = await call(docsFetchTool, { uid, section: 'capabilities' });
+    expect(section.section).toEqual({ anchor: 'capabilities', heading: 'Capabilities' });
+    expect(section.body).toMatch(/^## Capabilities\n/);
+    expect(section.body).not.toContain('## Protocol Messages');
+    expect((section.body as string).length).toBeLessThan((page.body as string).length / 2);
+    expect(section.contentHash).toBe(page.contentHash);
+    const nested = await call(docsFetchTool, { uid, section: '#protocol-messages' });
+    expect(nested.body).toContain('### Creating Messages');
+    const unknown = await failure(docsFetchTool, { uid, section: 'no-such-heading' });
+    expect(unknown.code).toBe('NOT_FOUND');
+    expect(unknown.message).toContain('has no section "no-such-heading"; its sections: ');
+    expect(unknown.details.sections).toEqual(expect.arrayContaining(['capabilities']));
   });
 });
