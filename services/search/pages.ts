@@ -54,7 +54,7 @@ const EXCERPT_CHARS = 1200;
 export const plainText = (markdown: string): string =>
   markdown
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\]\([^)]*\)/g, ']')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>\n]+>/g, ' ')
     .replace(/[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}/g, '');
 
