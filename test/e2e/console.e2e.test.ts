@@ -5,7 +5,14 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
-import { eventually, startGateway, tokenTable, type GatewayUnderTest } from './gateway/support.js';
+import {
+  eventually,
+  ingestShippedCorpus,
+  startGateway,
+  tokenTable,
+  waitForProjections,
+  type GatewayUnderTest,
+} from './gateway/support.js';
 
 /**
  * The console in a real browser (Debian's Chromium driven by playwright-core) against a real
@@ -109,6 +116,8 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
         [WIDGETS]: { name: 'widgets-reader', grants: { products: ['widgets'] } },
       }),
     });
+    await ingestShippedCorpus(gateway.app);
+    await waitForProjections([gateway.app], 60_000);
     agent = await connectAgent(AGENT);
     coreRequest = (await callTool(agent, 'request_intake', intake('Export audit trails', 'core')))
       .request_id as string;
@@ -237,6 +246,71 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     const board = await fetch(`${gateway.url}/console/login`);
     expect(board.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(board.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    await context.close();
+  });
+  it('given an approved request, when the maintainer travels to its first event, then the page shows it as it stood and offers no decision', async () => {
+    const { context, page } = await signIn(MAINTAINER);
+    await page.goto(`/console/requests/${coreRequest}`);
+    await page.getByRole('link', { name: 'as of here' }).first().click();
+    await page.waitForURL(/as_of=/);
+    await expect.poll(() => page.getByText(/^As of [0-9a-f]{16}-[0-9a-f]{16}/).count()).toBe(1);
+    expect(await page.locator('.meta strong').first().textContent()).toBe('proposed');
+    expect(await page.locator('.timeline li').count()).toBe(1);
+    expect(await page.getByRole('button', { name: /Approve/ }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Back to now' }).click();
+    expect(await page.locator('.meta strong').first().textContent()).toBe('accepted');
+    await context.close();
+  });
+
+  it('given the shipped documentation, when the maintainer searches and opens a hit, then the page is rendered with its sections and related nodes', async () => {
+    const { context, page } = await signIn(MAINTAINER);
+    await page.getByRole('link', { name: 'Knowledge' }).click();
+    await page.getByLabel('Search', { exact: true }).fill('event store');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/q=event/);
+    const hits = page.locator('ol.hits > li > a');
+    expect(await hits.count()).toBeGreaterThan(0);
+    const title = (await hits.first().textContent()) ?? '';
+    await hits.first().click();
+    await page.waitForURL(/\/console\/docs\/[^?]+/);
+    expect((await page.locator('#doc-title').textContent())?.trim()).toBe(title.trim());
+    expect(await page.locator('.markdown').count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Related' }).count()).toBe(1);
+    // Markdown is rendered without raw HTML: no script or inline handler inside the page.
+    expect(await page.locator('main script, main [onerror], main [onclick]').count()).toBe(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/doc.png` });
+    await context.close();
+  });
+
+  it('given a login that reads everything, when it opens the audit page, then it sees the digest and verification state, the read models and the filtered event log', async () => {
+    const { context, page } = await signIn(MAINTAINER);
+    const response = await page.goto('/console/audit');
+    expect(response?.status()).toBe(200);
+    expect(await page.getByRole('rowheader', { name: 'requests' }).count()).toBe(1);
+    expect(await page.locator('table.log tbody tr').count()).toBeGreaterThan(3);
+    await page.getByLabel('Type').fill('StageAdvanced');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/type=StageAdvanced/);
+    const types = await page.locator('table.log tbody tr td:nth-child(4)').allTextContents();
+    expect(types.length).toBeGreaterThan(0);
+    expect(new Set(types)).toEqual(new Set(['StageAdvanced']));
+    await context.close();
+  });
+
+  it('given a fresh intake, when the maintainer rejects it with a reason, then the request is rejected by the maintainer, as the CLI would record it', async () => {
+    const third = (await callTool(agent, 'request_intake', intake('Dark mode', 'core')))
+      .request_id as string;
+    const { context, page } = await signIn(MAINTAINER);
+    await page.goto(`/console/requests/${third}`);
+    await page.getByLabel(/Reason for rejecting the intake/).fill('Out of scope for core.');
+    await page.getByRole('button', { name: 'Reject intake' }).click();
+    await page.waitForURL(/done=intake-rejected/);
+    expect(await page.locator('.meta strong').first().textContent()).toBe('rejected');
+    const after = await callTool(agent, 'get_request', { request_id: third });
+    expect((after.request as { stage: string }).stage).toBe('rejected');
+    expect(
+      (after.history as { type: string; actor: string }[]).map((e) => `${e.type} ${e.actor}`),
+    ).toContain('IntakeRejected token:maintainer');
     await context.close();
   });
 });

@@ -5,7 +5,7 @@ import {
   endpointLimitsFromConfig,
 } from '../../../mcp-gateway/http/mcp-endpoint.js';
 import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
-import { createWebConsole } from '../../../mcp-gateway/console/index.js';
+import { createWebConsole, type AuditSources } from '../../../mcp-gateway/console/index.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
@@ -35,6 +35,21 @@ export interface GatewayPart extends ServedPart {
 
 // How long /readyz waits for the change feed's LISTEN connection before answering "not ready".
 const CHANGE_FEED_PROBE_MS = 2000;
+
+/** What the console's audit page reads: the audit service, the log newest first, read models. */
+export const consoleAuditSources = (app: App): AuditSources => ({
+  status: () => app.audit.status(),
+  events: ({ streamPrefix, type, limit }) =>
+    app.eventStore.readAll({
+      direction: 'backwards',
+      maxCount: limit,
+      filter: {
+        ...(streamPrefix === undefined ? {} : { streamPrefixes: [streamPrefix] }),
+        ...(type === undefined ? {} : { eventTypes: [type] }),
+      },
+    }),
+  projections: () => app.projections.status(),
+});
 
 /**
  * The canonical surface: MCP (HTTP or stdio), the read-only REST surface, llms.txt and, in
@@ -94,19 +109,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
       ? { kind: 'github', repository: github.settings.repository }
       : { kind: 'local' },
     logger,
-    audit: {
-      status: () => app.audit.status(),
-      events: ({ streamPrefix, type, limit }) =>
-        app.eventStore.readAll({
-          direction: 'backwards',
-          maxCount: limit,
-          filter: {
-            ...(streamPrefix === undefined ? {} : { streamPrefixes: [streamPrefix] }),
-            ...(type === undefined ? {} : { eventTypes: [type] }),
-          },
-        }),
-      projections: () => app.projections.status(),
-    },
+    audit: consoleAuditSources(app),
   });
   return {
     gateway,

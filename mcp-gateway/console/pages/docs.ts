@@ -134,11 +134,20 @@ export const renderDocs = async (request: ConsoleRequest, read: ToolReader): Pro
 /** The page's Markdown as HTML (no raw HTML), and its sections with anchors. */
 export const renderMarkdown = (
   source: string,
+  title?: string,
 ): { body: Html; sections: { id: string; title: string; level: number }[] } => {
   const md = markdownIt({ html: false, linkify: false });
   const slugger = new GithubSlugger();
   const sections: { id: string; title: string; level: number }[] = [];
-  const tokens = md.parse(source, {});
+  const parsed = md.parse(source, {});
+  // The page's own title is the page's h1; a body that starts by repeating it drops that line.
+  const first = parsed[0];
+  const repeatsTitle =
+    title !== undefined &&
+    first?.type === 'heading_open' &&
+    first.tag === 'h1' &&
+    parsed[1]?.content.trim() === title.trim();
+  const tokens = repeatsTitle ? parsed.slice(3) : parsed;
   tokens.forEach((token, index) => {
     if (token.type !== 'heading_open') return;
     const title = tokens[index + 1]?.content ?? '';
@@ -191,7 +200,7 @@ export const renderDocPage = async (
         request.signal,
       )) as unknown as LearningPathResult,
   );
-  const { body, sections } = renderMarkdown(node.body);
+  const { body, sections } = renderMarkdown(node.body, node.title);
   const main = html`<article class="doc" aria-labelledby="doc-title">
       <h1 id="doc-title">${node.title}</h1>
       <p class="meta">

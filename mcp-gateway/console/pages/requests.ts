@@ -198,6 +198,36 @@ const evidenceList = (evidence: Evidence, criteria: RequestDocumentView['accepta
     : html`<dl class="evidence">${rows}</dl>`;
 };
 
+/** A draft with no proposal waiting: a maintainer may reject the intake (as the CLI does). */
+const intakeDecision = (
+  request: ConsoleRequest,
+  doc: RequestDocumentView,
+  mode: DecisionMode,
+  timeTravel: boolean,
+): Html =>
+  timeTravel ||
+  mode.kind !== 'local' ||
+  !mode.mayDecide ||
+  doc.stage !== 'proposed' ||
+  doc.pendingProposal !== null
+    ? html``
+    : html`<form method="post" action="${requestHref(doc.requestId)}/reject-intake" class="decide">
+        <input type="hidden" name="csrf" value="${request.csrf}" />
+        <p>
+          <label for="reject-intake-reason"
+            >Reason for rejecting the intake (told to the requester)</label
+          >
+          <textarea
+            id="reject-intake-reason"
+            name="reason"
+            required
+            maxlength="2000"
+            rows="2"
+          ></textarea>
+        </p>
+        <button type="submit" class="reject">Reject intake</button>
+      </form>`;
+
 const proposalSection = (
   request: ConsoleRequest,
   doc: RequestDocumentView,
@@ -328,6 +358,7 @@ export const renderRequest = (
       <p>
         ${doc.intakeIssue ? externalLink(doc.intakeIssue.url, `GitHub issue #${String(doc.intakeIssue.number)}`) : html`<span class="muted">No GitHub issue.</span>`}
       </p>
+      ${intakeDecision(request, doc, mode, timeTravel)}
     </section>
     <section aria-labelledby="dod">
       <h2 id="dod">Definition of Done of ${doc.stage}</h2>

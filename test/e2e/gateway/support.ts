@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createTokenAuth, hashToken, loadTokenTable } from '../../../mcp-gateway/auth/tokens.js';
 import { createGatewayServices } from '../../../bin/gateway-services.js';
+import { consoleAuditSources } from '../../../bin/commands/serve/gateway.js';
 import { createWebConsole, type WebConsole } from '../../../mcp-gateway/console/index.js';
 import {
   createMcpEndpoint,
@@ -72,11 +73,7 @@ export const startGateway = async (
     secret: config.consoleSecret?.reveal(),
     approval: { kind: 'local' },
     logger,
-    audit: {
-      status: () => app.audit.status(),
-      events: ({ limit }) => app.eventStore.readAll({ direction: 'backwards', maxCount: limit }),
-      projections: () => app.projections.status(),
-    },
+    audit: consoleAuditSources(app),
   });
   const http = await startHttpServer({
     ...httpSettingsFromConfig(config),

@@ -133,6 +133,10 @@ describe('console pages', () => {
       { id: 'h-part-two', title: 'Part two', level: 2 },
     ]);
     expect(body.text).toContain('<h2 id="h-part-two">');
+    // The page's title is its own h1: a body repeating it drops that heading.
+    const titled = renderMarkdown('# Title\n\nText\n\n## Part two\n', 'Title');
+    expect(titled.body.text).not.toContain('<h1');
+    expect(titled.sections.map((section) => section.title)).toEqual(['Part two']);
   });
 
   it('given links from stored data, when rendered, then only http(s) become links', () => {
