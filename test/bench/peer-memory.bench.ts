@@ -1,37 +1,51 @@
 /**
  * Peer comparison: our `network_*` tools against the official MCP memory server
  * (`@modelcontextprotocol/server-memory`), both over stdio, both driven by the v1 SDK client in
- * the same run, on the same seeded graph (BENCH_NODES nodes, default 10,000; BENCH_EDGES edges
- * between random nodes, default 20,000), then BENCH_READS neighbour reads (default 1,000).
+ * the same run, on the same seeded graphs: for each size of BENCH_SIZES (node counts, default
+ * `2000,10000`) that many nodes and BENCH_EDGES_PER_NODE times as many edges (default 2)
+ * between random nodes, then BENCH_READS neighbour reads (default 1,000).
  *
  *   npm run bench:peer-memory
- *   BENCH_NODES=500 BENCH_EDGES=1000 BENCH_READS=200 npm run bench:peer-memory
+ *   BENCH_SIZES=500 BENCH_READS=200 npm run bench:peer-memory
  *
- * Batching rules (the same client, calls issued one after another, each awaited):
- * - ours: `network_add_node` and `network_add_edge` take one item per call (the Networks
- *   seed's shape); each returns once the read model shows the write. Neighbours:
- *   `network_get_neighbors` (one node per call).
- * - memory server, "1 per call": `create_entities` / `create_relations` with one item per call,
- *   the same rule as ours.
- * - memory server, "batched": BENCH_BATCH items per call (default 100), its own affordance.
- *   Neighbours: `open_nodes({ names: [node] })`, whose relations with either end at the node
- *   give the neighbours (one node per call).
- * Rates are printed per item and per call. BENCH_MEMORY_PER_CALL=0 skips the memory server's
- * 1-per-call build (it rewrites its whole JSONL file on every call, so it grows quadratically).
+ * Four servers per size, each built the same way (the same client, calls issued one after
+ * another, each awaited):
+ * - ours, 1 per call: `network_add_node` / `network_add_edge` (the Networks seed's shape);
+ * - ours, batched: `network_add_nodes` / `network_add_edges`, BENCH_BATCH items per call
+ *   (default 100);
+ * - memory server, 1 per call: `create_entities` / `create_relations` with one item per call;
+ * - memory server, batched: BENCH_BATCH items per call, its own affordance.
+ * Neighbours: ours `network_get_neighbors`; the memory server `open_nodes({ names: [node] })`,
+ * whose relations with either end at the node give the neighbours (one node per call).
+ *
+ * The memory server rewrites its whole JSONL file on every call, so one edge per call grows
+ * quadratically; its 1-per-call edge rate is timed on the first BENCH_PEER_EDGE_SAMPLE edges
+ * (default 2,000; 0 times all), where its file is smallest, and the rest are added untimed,
+ * 100 per call. That flatters the peer, never us. BENCH_MEMORY_PER_CALL=0 skips its 1-per-call
+ * build altogether.
+ *
+ * Durability: ours answers once its append has committed on server Postgres (the run prints
+ * `fsync` and `synchronous_commit`); the memory server writes its file without fsync.
+ *
+ * Targets (issue "Writes that scale with their callers"): ours 1 per call ≥ 1× the memory
+ * server's 1-per-call node rate at 2k nodes and ≥ 3× at 10k, edges ≥ 10× at 10k; ours batched
+ * ≥ 1× its batched rate, nodes and edges, at every size.
  *
  * Ours runs `tsx bin/cogitave.ts serve --stdio` on a throwaway database of server Postgres
- * (TEST_DATABASE_URL is the admin connection); the memory server keeps MEMORY_FILE_PATH in a
- * temporary folder. Headline figures go to BENCH_FIGURES_FILE when it is set.
+ * (TEST_DATABASE_URL is the admin connection), one database and process per server; the memory
+ * server keeps MEMORY_FILE_PATH in a temporary folder. Headline figures go to
+ * BENCH_FIGURES_FILE when it is set.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { cliEnv, repoRoot } from '../support/cli.js';
 import { createThrowawayDatabase } from '../support/postgres.js';
-import { recordFigures } from './figures.js';
+import { recordFigures, type BenchFigure } from './figures.js';
 import { benchNodeId, seededRandom } from './networks.bench.js';
 
 const NETWORK = 'peer_bench';
@@ -46,13 +60,33 @@ const intFrom = (name: string, fallback: number): number => {
   return value;
 };
 
-const settings = {
-  nodes: Math.max(2, intFrom('BENCH_NODES', 10_000)),
-  edges: intFrom('BENCH_EDGES', 20_000),
-  reads: Math.max(1, intFrom('BENCH_READS', 1000)),
-  batch: Math.max(1, intFrom('BENCH_BATCH', 100)),
-  memoryPerCall: intFrom('BENCH_MEMORY_PER_CALL', 1) !== 0,
+const listFrom = (name: string, fallback: readonly number[]): number[] => {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return [...fallback];
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.some((value) => !Number.isInteger(value) || value < 2)) {
+    process.stderr.write(`${name} must be a comma list of integers ≥ 2 (got ${raw})\n`);
+    process.exit(2);
+  }
+  return values;
 };
+
+const settings = {
+  sizes: listFrom('BENCH_SIZES', [2000, 10_000]),
+  edgesPerNode: intFrom('BENCH_EDGES_PER_NODE', 2),
+  reads: Math.max(1, intFrom('BENCH_READS', 1000)),
+  batch: Math.max(2, intFrom('BENCH_BATCH', 100)),
+  memoryPerCall: intFrom('BENCH_MEMORY_PER_CALL', 1) !== 0,
+  peerEdgeSample: intFrom('BENCH_PEER_EDGE_SAMPLE', 2000),
+};
+
+/** Ours 1 per call ÷ memory server 1 per call, by graph size (nodes); sizes not named have none. */
+const SINGLE_NODE_TARGETS: Readonly<Record<number, number>> = { 2000: 1, 10_000: 3 };
+const SINGLE_EDGE_TARGETS: Readonly<Record<number, number>> = { 10_000: 10 };
+/** Ours batched ÷ memory server batched, nodes and edges, at every size. */
+const BATCH_TARGET = 1;
+/** Untimed calls (the peer's edges past its sample) carry this many items. */
+const UNTIMED_BATCH = 100;
 
 interface Edge {
   readonly source: string;
@@ -60,29 +94,40 @@ interface Edge {
   readonly weight: number;
 }
 
-/** The graph every target builds: the same node ids and the same seeded edges. */
-const graph = (() => {
+interface Graph {
+  readonly nodes: readonly string[];
+  readonly edges: readonly Edge[];
+  readonly reads: readonly string[];
+}
+
+/** The graph every target of a size builds: the same node ids and the same seeded edges. */
+const graphOf = (size: number): Graph => {
   const random = seededRandom(42);
-  const nodes = Array.from({ length: settings.nodes }, (_, i) => benchNodeId(i));
-  const edges: Edge[] = Array.from({ length: settings.edges }, () => ({
-    source: benchNodeId(Math.floor(random() * settings.nodes)),
-    target: benchNodeId(Math.floor(random() * settings.nodes)),
+  const nodes = Array.from({ length: size }, (_, i) => benchNodeId(i));
+  const edges: Edge[] = Array.from({ length: size * settings.edgesPerNode }, () => ({
+    source: benchNodeId(Math.floor(random() * size)),
+    target: benchNodeId(Math.floor(random() * size)),
     weight: 1 + Math.floor(random() * 9),
   }));
   const readRandom = seededRandom(7);
   const reads = Array.from({ length: settings.reads }, () =>
-    benchNodeId(Math.floor(readRandom() * settings.nodes)),
+    benchNodeId(Math.floor(readRandom() * size)),
   );
   return { nodes, edges, reads };
-})();
+};
 
-/** One MCP server as the workload sees it. `batch` is how many items one write call carries. */
+/**
+ * One MCP server as the workload sees it. `batch` is how many items one timed write call
+ * carries; `addNodes` / `addEdges` send the items they are given in one call.
+ */
 interface PeerTarget {
   readonly label: string;
   readonly batch: number;
   setUp(): Promise<void>;
   addNodes(ids: readonly string[]): Promise<void>;
   addEdges(edges: readonly Edge[]): Promise<void>;
+  /** Printed once: how durable an answered write is. */
+  durability(): Promise<string>;
   neighbors(id: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -128,7 +173,16 @@ const connectStdio = async (
   return client;
 };
 
-const oursTarget = async (): Promise<PeerTarget> => {
+/** A batch answer whose items did not all succeed is a failed benchmark, not a slow one. */
+const requireAllAdded = (name: string, answer: ToolAnswer, count: number): void => {
+  const results = (answer.structuredContent?.results ?? []) as { status?: string }[];
+  const added = results.filter((item) => item.status === 'success').length;
+  if (results.length !== count || added !== count) {
+    throw new Error(`${name}: ${String(added)} of ${String(count)} items added`);
+  }
+};
+
+const oursTarget = async (batch: number): Promise<PeerTarget> => {
   const database = await createThrowawayDatabase('bench_peer');
   const client = await connectStdio(
     process.execPath,
@@ -136,21 +190,38 @@ const oursTarget = async (): Promise<PeerTarget> => {
     cliEnv({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', COGITAVE_POLL_INTERVAL_MS: '100' }),
   );
   return {
-    label: 'cogitave network_* (1 per call)',
-    batch: 1,
+    label:
+      batch === 1
+        ? 'cogitave network_* (1 per call)'
+        : `cogitave network_* (${String(batch)} per call)`,
+    batch,
     setUp: async () => {
       await call(client, 'network_create', { network_name: NETWORK });
     },
-    addNodes: async ([id]) => {
-      await call(client, 'network_add_node', { network_name: NETWORK, node_id: id });
-    },
-    addEdges: async ([edge]) => {
-      await call(client, 'network_add_edge', {
+    addNodes: async (ids) => {
+      if (ids.length === 1) {
+        await call(client, 'network_add_node', { network_name: NETWORK, node_id: ids[0] });
+        return;
+      }
+      const answer = await call(client, 'network_add_nodes', {
         network_name: NETWORK,
-        source: edge!.source,
-        target: edge!.target,
-        weight: edge!.weight,
+        nodes: ids.map((id) => ({ node_id: id })),
       });
+      requireAllAdded('network_add_nodes', answer, ids.length);
+    },
+    addEdges: async (edges) => {
+      const [edge] = edges;
+      if (edges.length === 1 && edge) {
+        await call(client, 'network_add_edge', {
+          network_name: NETWORK,
+          source: edge.source,
+          target: edge.target,
+          weight: edge.weight,
+        });
+        return;
+      }
+      const answer = await call(client, 'network_add_edges', { network_name: NETWORK, edges });
+      requireAllAdded('network_add_edges', answer, edges.length);
     },
     neighbors: async (id) => {
       const result = await call(client, 'network_get_neighbors', {
@@ -158,6 +229,17 @@ const oursTarget = async (): Promise<PeerTarget> => {
         node_id: id,
       });
       return result.structuredContent?.neighbors as string[];
+    },
+    durability: async () => {
+      const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+      try {
+        const { rows } = await pool.query<{ fsync: string; commit: string }>(
+          "SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS commit",
+        );
+        return `answers after its append committed on server Postgres (fsync ${rows[0]?.fsync ?? '?'}, synchronous_commit ${rows[0]?.commit ?? '?'})`;
+      } finally {
+        await pool.end();
+      }
     },
     close: async () => {
       await client.close();
@@ -179,6 +261,7 @@ const memoryTarget = async (batch: number): Promise<PeerTarget> => {
     label: `memory server (${String(batch)} per call)`,
     batch,
     setUp: () => Promise.resolve(),
+    durability: () => Promise.resolve('writes its JSONL file on every call, without fsync'),
     addNodes: async (ids) => {
       await call(client, 'create_entities', {
         entities: ids.map((name) => ({ name, entityType: 'node', observations: [] })),
@@ -216,8 +299,11 @@ const memoryTarget = async (batch: number): Promise<PeerTarget> => {
 interface Measured {
   readonly label: string;
   readonly batch: number;
+  readonly durability: string;
   readonly nodesPerSecond: number;
   readonly edgesPerSecond: number;
+  /** Edges the edge rate was timed on (the rest were added untimed). */
+  readonly timedEdges: number;
   readonly nodeCallsPerSecond: number;
   readonly edgeCallsPerSecond: number;
   readonly p50Ms: number;
@@ -234,22 +320,30 @@ const chunks = <T>(items: readonly T[], size: number): T[][] => {
 const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
 
-const measure = async (target: PeerTarget): Promise<Measured> => {
+const measure = async (
+  target: PeerTarget,
+  graph: Graph,
+  timedEdges = graph.edges.length,
+): Promise<Measured> => {
   const log = (text: string): void => {
-    process.stderr.write(`${target.label}: ${text}\n`);
+    process.stderr.write(`${target.label}, ${String(graph.nodes.length)} nodes: ${text}\n`);
   };
   try {
     await target.setUp();
+    const durability = await target.durability();
     const nodeCalls = chunks(graph.nodes, target.batch);
     let started = performance.now();
     for (const ids of nodeCalls) await target.addNodes(ids);
     const nodeSeconds = (performance.now() - started) / 1000;
     log(`${String(graph.nodes.length)} nodes in ${nodeSeconds.toFixed(1)} s`);
-    const edgeCalls = chunks(graph.edges, target.batch);
+    const edgeCalls = chunks(graph.edges.slice(0, timedEdges), target.batch);
     started = performance.now();
     for (const edges of edgeCalls) await target.addEdges(edges);
     const edgeSeconds = (performance.now() - started) / 1000;
-    log(`${String(graph.edges.length)} edges in ${edgeSeconds.toFixed(1)} s`);
+    log(`${String(timedEdges)} edges in ${edgeSeconds.toFixed(1)} s`);
+    for (const edges of chunks(graph.edges.slice(timedEdges), UNTIMED_BATCH)) {
+      await target.addEdges(edges);
+    }
     const timings: number[] = [];
     const neighborSets: string[] = [];
     for (const id of graph.reads) {
@@ -262,8 +356,10 @@ const measure = async (target: PeerTarget): Promise<Measured> => {
     return {
       label: target.label,
       batch: target.batch,
+      durability,
       nodesPerSecond: graph.nodes.length / nodeSeconds,
-      edgesPerSecond: graph.edges.length / Math.max(edgeSeconds, 1e-9),
+      edgesPerSecond: timedEdges / Math.max(edgeSeconds, 1e-9),
+      timedEdges,
       nodeCallsPerSecond: nodeCalls.length / nodeSeconds,
       edgeCallsPerSecond: edgeCalls.length / Math.max(edgeSeconds, 1e-9),
       p50Ms: percentile(sorted, 0.5),
@@ -279,74 +375,122 @@ const fixed = (value: number, digits = 1): string => value.toFixed(digits);
 /** Ratios span orders of magnitude here: three significant digits, never a bare 0.00. */
 const ratio = (value: number): string => value.toPrecision(3);
 
-const main = async (): Promise<number> => {
+const BENCH = 'bench:peer-memory';
+
+/** One rate of ours against the same rate of a peer in the same run, with its target if any. */
+const rateFigure = (
+  what: 'nodes' | 'edges',
+  size: number,
+  ours: Measured,
+  peer: Measured,
+  target: number | undefined,
+): BenchFigure => {
+  const value = what === 'nodes' ? ours.nodesPerSecond : ours.edgesPerSecond;
+  const baseline = what === 'nodes' ? peer.nodesPerSecond : peer.edgesPerSecond;
+  const sampled =
+    what === 'edges' && peer.timedEdges < ours.timedEdges
+      ? ` (peer timed on its first ${String(peer.timedEdges)} edges)`
+      : '';
+  return {
+    bench: BENCH,
+    figure: `${what}/s at ${String(size)} nodes, ours ${String(ours.batch)} per call vs memory server ${String(peer.batch)} per call${sampled}`,
+    value,
+    unit: `${what}/s`,
+    baseline: { name: peer.label, value: baseline },
+    ratio: value / baseline,
+    ...(target === undefined
+      ? {}
+      : { target: `≥ ${String(target)}×`, met: value / baseline >= target }),
+  };
+};
+
+const runSize = async (
+  size: number,
+): Promise<{ lines: string[]; figures: BenchFigure[]; agree: boolean }> => {
+  const graph = graphOf(size);
   process.stderr.write(
-    `graph: ${String(settings.nodes)} nodes, ${String(settings.edges)} edges, ${String(settings.reads)} neighbour reads\n`,
+    `graph: ${String(size)} nodes, ${String(graph.edges.length)} edges, ${String(settings.reads)} neighbour reads\n`,
   );
-  const ours = await measure(await oursTarget());
-  const peers: Measured[] = [];
-  if (settings.memoryPerCall) peers.push(await measure(await memoryTarget(1)));
-  if (settings.batch > 1) peers.push(await measure(await memoryTarget(settings.batch)));
+  const single = await measure(await oursTarget(1), graph);
+  const batched = await measure(await oursTarget(settings.batch), graph);
+  const peerSample =
+    settings.peerEdgeSample === 0
+      ? graph.edges.length
+      : Math.min(settings.peerEdgeSample, graph.edges.length);
+  const peerSingle = settings.memoryPerCall
+    ? await measure(await memoryTarget(1), graph, peerSample)
+    : undefined;
+  const peerBatched = await measure(await memoryTarget(settings.batch), graph);
+  const all = [single, batched, ...(peerSingle ? [peerSingle] : []), peerBatched];
+  const disagree = all.flatMap((m) =>
+    m.neighborSets.some((set, i) => set !== single.neighborSets[i]) ? [m.label] : [],
+  );
+  const figures: BenchFigure[] = [
+    ...(peerSingle
+      ? [
+          rateFigure('nodes', size, single, peerSingle, SINGLE_NODE_TARGETS[size]),
+          rateFigure('edges', size, single, peerSingle, SINGLE_EDGE_TARGETS[size]),
+        ]
+      : []),
+    rateFigure('nodes', size, batched, peerBatched, BATCH_TARGET),
+    rateFigure('edges', size, batched, peerBatched, BATCH_TARGET),
+    {
+      bench: BENCH,
+      figure: `neighbour read p99 at ${String(size)} nodes (ratio = peer/ours), vs memory server ${String(settings.batch)} per call`,
+      value: single.p99Ms,
+      unit: 'ms',
+      baseline: { name: peerBatched.label, value: peerBatched.p99Ms },
+      ratio: peerBatched.p99Ms / single.p99Ms,
+    },
+  ];
+  const lines = [
+    `## ${String(size)} nodes, ${String(graph.edges.length)} edges, ${String(settings.reads)} reads (stdio, v1 SDK client, one call at a time)`,
+    '',
+    '| server | items/call | nodes/s | node calls/s | edges/s (timed edges) | edge calls/s | neighbours p50 ms | p99 ms |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...all.map(
+      (m) =>
+        `| ${m.label} | ${String(m.batch)} | ${fixed(m.nodesPerSecond)} | ${fixed(m.nodeCallsPerSecond)} | ${fixed(m.edgesPerSecond)} (${String(m.timedEdges)}) | ${fixed(m.edgeCallsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} |`,
+    ),
+    '',
+    'Ratios (ours / peer for rates; peer / ours for latency, above 1 means ours is faster):',
+    ...figures.map(
+      (figure) =>
+        `- ${figure.figure}: ${ratio(figure.ratio ?? Number.NaN)}×${figure.target === undefined ? '' : ` (target ${figure.target}: ${figure.met === true ? 'met' : 'NOT met'})`}`,
+    ),
+    '',
+    'Durability:',
+    ...all.map((m) => `- ${m.label}: ${m.durability}`),
+    '',
+    disagree.length === 0
+      ? `Neighbour sets agree on all ${String(settings.reads)} reads.`
+      : `Neighbour sets DIFFER from ours (1 per call) for: ${disagree.join(', ')}`,
+    '',
+  ];
+  return { lines, figures, agree: disagree.length === 0 };
+};
 
-  const disagree = peers.flatMap((peer) =>
-    peer.neighborSets.some((set, i) => set !== ours.neighborSets[i]) ? [peer.label] : [],
-  );
-
-  const rows = [ours, ...peers].map(
-    (m) =>
-      `| ${m.label} | ${String(m.batch)} | ${fixed(m.nodesPerSecond)} | ${fixed(m.nodeCallsPerSecond)} | ${fixed(m.edgesPerSecond)} | ${fixed(m.edgeCallsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} |`,
-  );
-  const ratios = peers.map(
-    (peer) =>
-      `- vs ${peer.label}: nodes/s ${ratio(ours.nodesPerSecond / peer.nodesPerSecond)}×, edges/s ${ratio(ours.edgesPerSecond / peer.edgesPerSecond)}×, neighbour p50 ${ratio(peer.p50Ms / ours.p50Ms)}× and p99 ${ratio(peer.p99Ms / ours.p99Ms)}× (peer latency / ours: above 1 means ours is faster)`,
-  );
-  process.stdout.write(
-    [
-      `## Peer comparison: network_* vs @modelcontextprotocol/server-memory (${String(settings.nodes)} nodes, ${String(settings.edges)} edges, ${String(settings.reads)} reads, stdio, v1 SDK client, one call at a time)`,
-      '',
-      '| server | items/call | nodes/s | node calls/s | edges/s | edge calls/s | neighbours p50 ms | p99 ms |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      ...rows,
-      '',
-      'Ratios (ours / peer for rates):',
-      ...ratios,
-      '',
-      disagree.length === 0
-        ? `Neighbour sets agree on all ${String(settings.reads)} reads.`
-        : `Neighbour sets DIFFER from ours for: ${disagree.join(', ')}`,
-      '',
-    ].join('\n'),
-  );
-
-  recordFigures(
-    peers.flatMap((peer) => [
-      {
-        bench: 'bench:peer-memory',
-        figure: `nodes/s, ours 1 per call vs memory server ${String(peer.batch)} per call`,
-        value: ours.nodesPerSecond,
-        unit: 'nodes/s',
-        baseline: { name: peer.label, value: peer.nodesPerSecond },
-        ratio: ours.nodesPerSecond / peer.nodesPerSecond,
-      },
-      {
-        bench: 'bench:peer-memory',
-        figure: `edges/s, ours 1 per call vs memory server ${String(peer.batch)} per call`,
-        value: ours.edgesPerSecond,
-        unit: 'edges/s',
-        baseline: { name: peer.label, value: peer.edgesPerSecond },
-        ratio: ours.edgesPerSecond / peer.edgesPerSecond,
-      },
-      {
-        bench: 'bench:peer-memory',
-        figure: `neighbour read p99 (ratio = peer/ours), vs memory server ${String(peer.batch)} per call`,
-        value: ours.p99Ms,
-        unit: 'ms',
-        baseline: { name: peer.label, value: peer.p99Ms },
-        ratio: peer.p99Ms / ours.p99Ms,
-      },
-    ]),
-  );
-  return disagree.length === 0 ? 0 : 1;
+const main = async (): Promise<number> => {
+  const lines = [
+    `# bench:peer-memory: network_* vs @modelcontextprotocol/server-memory`,
+    '',
+    `- load average at start ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')} on ${String(os.cpus().length)} CPUs`,
+    '',
+  ];
+  const figures: BenchFigure[] = [];
+  let agree = true;
+  for (const size of settings.sizes) {
+    const result = await runSize(size);
+    lines.push(...result.lines);
+    figures.push(...result.figures);
+    agree &&= result.agree;
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  recordFigures(figures);
+  return agree ? 0 : 1;
 };
 
 process.exitCode = await main();

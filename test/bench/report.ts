@@ -28,7 +28,7 @@ const BENCHES: readonly BenchScript[] = [
   { script: 'bench:graph-query', quick: {} },
   { script: 'bench:networks', quick: {} },
   { script: 'bench:gateway', quick: { BENCH_SECONDS: '2' } },
-  { script: 'bench:peer-memory', quick: { BENCH_NODES: '2000', BENCH_EDGES: '4000' } },
+  { script: 'bench:peer-memory', quick: { BENCH_SIZES: '2000', BENCH_READS: '200' } },
   { script: 'bench:corpus', quick: { BENCH_PAGES: '1000', BENCH_ITERATIONS: '100' } },
   { script: 'bench:console', quick: { BENCH_REQUESTS: '200', BENCH_RUNS: '5' } },
 ];
