@@ -9,7 +9,11 @@
  *   Origin checks, auth, scope check, era routing, sessions) beside a bare v2 SDK `McpServer`
  *   with that tool behind the same Node HTTP bridge and sessionful Streamable HTTP transport;
  * - notification latency: `request_intake` on gateway A until `notifications/resources/updated`
- *   reaches a 2025-era client subscribed to `cogitave://request/` on gateway B (same database).
+ *   reaches a 2025-era client subscribed to `cogitave://request/` on gateway B (same database);
+ * - intake targets: at 16 clients ≥ 400 intakes/s with p99 ≤ 100 ms, at 1 client p50 ≤ 10 ms
+ *   (beside `get_request` in the same run); after the load, every answered intake has exactly
+ *   one `RequestProposed` and the ids run gap-free; one intake command sent 8 times at once
+ *   with the same command id, half through each gateway, gets one id and one request.
  *
  *   npx tsx test/bench/gateway.bench.ts
  *
@@ -42,6 +46,8 @@ import { defaultCorpusDir } from '../../services/catalog/start-up.js';
 import { createApp, type App } from '../../bin/app.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import { createLogger } from '../../services/runtime/logger.js';
+import type { GatewayServices } from '../../mcp-gateway/services.js';
+import { requestStreamId } from '../../services/requests/events.js';
 import { createThrowawayDatabase } from '../support/postgres.js';
 import { recordFigures, type BenchFigure } from './figures.js';
 
@@ -50,6 +56,7 @@ const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? '100');
 const CONCURRENCY = [1, 16, 64] as const;
 const OVERHEAD_TARGET = 1.2;
 const NOTIFY_P99_TARGET_MS = 100;
+const INTAKE_TARGETS = { clients: 16, perSecond: 400, p99Ms: 100, singleP50Ms: 10 } as const;
 const BENCH = 'bench:gateway';
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'overhead,tools,notify').split(','));
 if (process.env.BENCH_DATABASE_URL !== undefined)
@@ -83,6 +90,7 @@ const trivialTool = defineTool({
 interface Running {
   readonly mcpUrl: string;
   readonly app?: App;
+  readonly services?: GatewayServices;
   close(): Promise<void>;
 }
 
@@ -118,6 +126,7 @@ const startGateway = async (databaseUrl: string): Promise<Running> => {
   return {
     mcpUrl: `${http.url}/mcp`,
     app,
+    services: composed.services,
     close: async () => {
       await endpoint.close();
       await http.close();
@@ -204,6 +213,12 @@ interface Raw {
   errors: number;
 }
 
+/** Answers without isError, per tool, warm-up calls included: what the log must then hold. */
+const answered = new Map<string, number>();
+const countAnswer = (name: string, result: Record<string, unknown>): void => {
+  if (result.isError !== true) answered.set(name, (answered.get(name) ?? 0) + 1);
+};
+
 const quantile = (sorted: readonly number[], q: number): number =>
   sorted.length === 0
     ? Number.NaN
@@ -221,7 +236,9 @@ const runInto = async (
 ): Promise<void> => {
   // Warm-up: one call per client (JIT, session set-up), untimed.
   await Promise.all(
-    clients.map((client, index) => client.callTool({ name, arguments: args(index, -1) })),
+    clients.map(async (client, index) => {
+      countAnswer(name, await client.callTool({ name, arguments: args(index, -1) }));
+    }),
   );
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -232,6 +249,7 @@ const runInto = async (
         const t0 = performance.now();
         const result = await client.callTool({ name, arguments: args(index, call) });
         raw.latencies.push(performance.now() - t0);
+        countAnswer(name, result);
         if (result.isError === true) raw.errors += 1;
       }
     }),
@@ -270,6 +288,73 @@ const SLICES = 4;
 const fmt = (value: number): string =>
   value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 
+/**
+ * Whether the log holds exactly one RequestProposed per answered intake, with distinct ids
+ * whose numbers run 1..n within each year.
+ */
+const checkIntakeLog = async (
+  app: App,
+  expected: number,
+): Promise<{ readonly ok: boolean; readonly text: string }> => {
+  const { rows } = await app.database.pool.query<{ stream_id: string }>(
+    "SELECT stream_id FROM event_store.events WHERE event_type = 'RequestProposed'",
+  );
+  const ids = rows.map((row) => row.stream_id);
+  const byYear = new Map<string, number[]>();
+  for (const id of ids) {
+    const match = /^request-req-(\d{4})-(\d+)$/.exec(id);
+    if (!match?.[1] || !match[2]) continue;
+    byYear.set(match[1], [...(byYear.get(match[1]) ?? []), Number(match[2])]);
+  }
+  const gapFree = [...byYear.values()].every((numbers) =>
+    [...numbers].sort((x, y) => x - y).every((n, i) => n === i + 1),
+  );
+  const distinct = new Set(ids).size === ids.length;
+  const ok = ids.length === expected && distinct && gapFree;
+  return {
+    ok,
+    text: `${String(ids.length)} RequestProposed for ${String(expected)} answered intakes; ids ${distinct ? 'distinct' : 'REPEATED'}, ${gapFree ? 'gap-free' : 'WITH GAPS'}`,
+  };
+};
+
+/** One intake command sent `times` at once with one command id, alternating gateways. */
+const checkRetriedIntake = async (
+  gateways: readonly GatewayServices[],
+  eventStore: App['eventStore'],
+  times: number,
+): Promise<{ readonly ok: boolean; readonly text: string }> => {
+  const meta = {
+    commandId: randomUUID(),
+    actor: 'system:bench-retry',
+    at: new Date().toISOString(),
+  };
+  const form = {
+    title: 'Bench retried intake',
+    problem: 'A client retried its intake call after a timeout and must not get a second request.',
+    product: 'bench',
+    requester: 'bench-team',
+    acceptanceCriteria: ['A retried intake has one id'],
+  };
+  const results = await Promise.all(
+    Array.from({ length: times }, (_, i) =>
+      gateways[i % gateways.length]!.requests.proposeIntake(form, meta),
+    ),
+  );
+  const ids = new Set(results.map((result) => result.requestId));
+  const [id] = ids;
+  const stored =
+    id === undefined
+      ? []
+      : (await eventStore.readStream(requestStreamId(id))).filter(
+          (event) => event.type === 'RequestProposed',
+        );
+  const ok = ids.size === 1 && stored.length === 1;
+  return {
+    ok,
+    text: `${String(times)} sends of one command: ${String(ids.size)} id(s), ${String(stored.length)} RequestProposed`,
+  };
+};
+
 const intakeArgs = (client: number, call: number) => ({
   title: `Bench request ${String(client)}-${String(call)}`,
   problem: 'Auditors copy history by hand today, which takes hours per request and loses rows.',
@@ -298,6 +383,84 @@ const settle = async (apps: readonly (App | undefined)[]): Promise<void> => {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await new Promise((resolve) => setTimeout(resolve, 2000));
+};
+
+/** The issue's intake targets, each beside the same run's `get_request`, and the log checks. */
+const intakeTargets = async (
+  runs: ReadonlyMap<string, Measured>,
+  a: Running,
+  b: Running,
+  figures: BenchFigure[],
+): Promise<string[]> => {
+  const { clients, perSecond, p99Ms, singleP50Ms } = INTAKE_TARGETS;
+  const many = runs.get(`request_intake@${String(clients)}`);
+  const one = runs.get('request_intake@1');
+  const readMany = runs.get(`get_request@${String(clients)}`);
+  const readOne = runs.get('get_request@1');
+  if (!many || !one || !readMany || !readOne || !a.app || !a.services || !b.services) {
+    throw new Error('the intake targets need the tools part at 1 and 16 clients');
+  }
+  const log = await checkIntakeLog(a.app, 1 + (answered.get('request_intake') ?? 0));
+  const retried = await checkRetriedIntake([a.services, b.services], a.app.eventStore, 8);
+  figures.push(
+    {
+      bench: BENCH,
+      figure: `request_intake throughput, ${String(clients)} clients (p50 ${fmt(many.p50)} ms)`,
+      value: many.callsPerSec,
+      unit: 'calls/s',
+      baseline: { name: `get_request, ${String(clients)} clients`, value: readMany.callsPerSec },
+      ratio: many.callsPerSec / readMany.callsPerSec,
+      target: `≥ ${String(perSecond)} calls/s`,
+      met: many.callsPerSec >= perSecond,
+    },
+    {
+      bench: BENCH,
+      figure: `request_intake p99, ${String(clients)} clients`,
+      value: many.p99,
+      unit: 'ms',
+      baseline: { name: `get_request p99, ${String(clients)} clients`, value: readMany.p99 },
+      target: `≤ ${String(p99Ms)} ms`,
+      met: many.p99 <= p99Ms,
+    },
+    {
+      bench: BENCH,
+      figure: `request_intake p50, 1 client (p99 ${fmt(one.p99)} ms)`,
+      value: one.p50,
+      unit: 'ms',
+      baseline: { name: 'get_request p50, 1 client', value: readOne.p50 },
+      target: `≤ ${String(singleP50Ms)} ms`,
+      met: one.p50 <= singleP50Ms,
+    },
+    {
+      bench: BENCH,
+      figure: `intakes after the load: ${log.text}`,
+      value: 1 + (answered.get('request_intake') ?? 0),
+      unit: 'intakes',
+      target: 'one request each, gap-free',
+      met: log.ok,
+    },
+    {
+      bench: BENCH,
+      figure: `retried intake (same command id, both gateways at once): ${retried.text}`,
+      value: 8,
+      unit: 'sends',
+      target: 'one id, one request',
+      met: retried.ok,
+    },
+  );
+  const verdict = (met: boolean): string => (met ? 'met' : '**not met**');
+  return [
+    '',
+    '## request_intake targets (same run)',
+    '',
+    '| figure | result | target | baseline (same run) | verdict |',
+    '| --- | --- | --- | --- | --- |',
+    `| ${String(clients)} clients, calls/s | ${fmt(many.callsPerSec)} | ≥ ${String(perSecond)} | get_request ${fmt(readMany.callsPerSec)} | ${verdict(many.callsPerSec >= perSecond)} |`,
+    `| ${String(clients)} clients, p99 ms | ${fmt(many.p99)} | ≤ ${String(p99Ms)} | get_request ${fmt(readMany.p99)} | ${verdict(many.p99 <= p99Ms)} |`,
+    `| 1 client, p50 ms | ${fmt(one.p50)} | ≤ ${String(singleP50Ms)} | get_request ${fmt(readOne.p50)} | ${verdict(one.p50 <= singleP50Ms)} |`,
+    `| log after the load | ${log.text} | one each, gap-free | | ${verdict(log.ok)} |`,
+    `| retried command id | ${retried.text} | one id, one request | | ${verdict(retried.ok)} |`,
+  ];
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -396,6 +559,7 @@ const main = async (): Promise<number> => {
       '| tool | clients | calls/s | p50 ms | p99 ms | calls | isError |',
       '| --- | --- | --- | --- | --- | --- | --- |',
     );
+    const runs = new Map<string, Measured>();
     const workloads: [string, (client: number, call: number) => Record<string, unknown>][] = [
       ['describe_schema', () => ({})],
       ['get_request', () => ({ request_id: requestId })],
@@ -404,6 +568,7 @@ const main = async (): Promise<number> => {
     for (const [tool, args] of PARTS.has('tools') ? workloads : []) {
       for (const clients of CONCURRENCY) {
         const run = await measure(gatewayClients.slice(0, clients), tool, args, SECONDS);
+        runs.set(`${tool}@${String(clients)}`, run);
         lines.push(
           `| ${tool} | ${String(clients)} | ${fmt(run.callsPerSec)} | ${fmt(run.p50)} | ${fmt(run.p99)} | ${String(run.calls)} | ${String(run.errors)} |`,
         );
@@ -416,6 +581,7 @@ const main = async (): Promise<number> => {
       }
     }
     await Promise.all([...gatewayClients, ...bareClients].map((client) => client.close()));
+    if (PARTS.has('tools')) lines.push(...(await intakeTargets(runs, a, b, figures)));
 
     // Notification latency: propose on A, hear it on B.
     if (!PARTS.has('notify')) {
