@@ -9,7 +9,10 @@
  *   BENCH_SIZES=500 BENCH_READS=200 npm run bench:peer-memory
  *
  * Four servers per size, each built the same way (the same client, calls issued one after
- * another, each awaited):
+ * another, each awaited). The two 1-per-call servers build together, taking turns of 200
+ * items, each turn timed for its server alone, and so do the two batched ones; the neighbour
+ * reads alternate too. A change in the machine's load then hits both sides of a ratio alike
+ * (ours lets its read model catch up, untimed, before handing over the turn).
  * - ours, 1 per call: `network_add_node` / `network_add_edge` (the Networks seed's shape);
  * - ours, batched: `network_add_nodes` / `network_add_edges`, BENCH_BATCH items per call
  *   (default 100);
@@ -128,6 +131,8 @@ interface PeerTarget {
   addEdges(edges: readonly Edge[]): Promise<void>;
   /** Printed once: how durable an answered write is. */
   durability(): Promise<string>;
+  /** Untimed: lets background work of the writes so far finish (ours: its read model). */
+  settle(): Promise<void>;
   neighbors(id: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -230,6 +235,10 @@ const oursTarget = async (batch: number): Promise<PeerTarget> => {
       });
       return result.structuredContent?.neighbors as string[];
     },
+    // network_list waits until the read model has applied the newest network event.
+    settle: async () => {
+      await call(client, 'network_list', { limit: 1 });
+    },
     durability: async () => {
       const pool = new pg.Pool({ connectionString: database.url, max: 1 });
       try {
@@ -262,6 +271,7 @@ const memoryTarget = async (batch: number): Promise<PeerTarget> => {
     batch,
     setUp: () => Promise.resolve(),
     durability: () => Promise.resolve('writes its JSONL file on every call, without fsync'),
+    settle: () => Promise.resolve(),
     addNodes: async (ids) => {
       await call(client, 'create_entities', {
         entities: ids.map((name) => ({ name, entityType: 'node', observations: [] })),
@@ -320,54 +330,120 @@ const chunks = <T>(items: readonly T[], size: number): T[][] => {
 const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
 
-const measure = async (
-  target: PeerTarget,
+/** Items each server writes per turn: the servers take turns, so a change in load hits all. */
+const ITEMS_PER_TURN = 200;
+
+interface Clock {
+  nodeMs: number;
+  edgeMs: number;
+  nodeCalls: number;
+  edgeCalls: number;
+  readonly reads: number[];
+  readonly neighborSets: string[];
+}
+
+/**
+ * Builds the same graph on every target, in turns of ITEMS_PER_TURN items each (a turn is
+ * timed for its target alone), then reads the same neighbours from each in turn. Before its
+ * turn ends, ours lets its read model catch up (untimed), so its background work does not
+ * spill into the next server's turn.
+ */
+const measureTogether = async (
+  entries: readonly { readonly target: PeerTarget; readonly timedEdges: number }[],
   graph: Graph,
-  timedEdges = graph.edges.length,
-): Promise<Measured> => {
+): Promise<Measured[]> => {
+  const clocks = entries.map((): Clock => ({
+    nodeMs: 0,
+    edgeMs: 0,
+    nodeCalls: 0,
+    edgeCalls: 0,
+    reads: [],
+    neighborSets: [],
+  }));
   const log = (text: string): void => {
-    process.stderr.write(`${target.label}, ${String(graph.nodes.length)} nodes: ${text}\n`);
+    process.stderr.write(`${String(graph.nodes.length)} nodes: ${text}\n`);
   };
   try {
-    await target.setUp();
-    const durability = await target.durability();
-    const nodeCalls = chunks(graph.nodes, target.batch);
-    let started = performance.now();
-    for (const ids of nodeCalls) await target.addNodes(ids);
-    const nodeSeconds = (performance.now() - started) / 1000;
-    log(`${String(graph.nodes.length)} nodes in ${nodeSeconds.toFixed(1)} s`);
-    const edgeCalls = chunks(graph.edges.slice(0, timedEdges), target.batch);
-    started = performance.now();
-    for (const edges of edgeCalls) await target.addEdges(edges);
-    const edgeSeconds = (performance.now() - started) / 1000;
-    log(`${String(timedEdges)} edges in ${edgeSeconds.toFixed(1)} s`);
-    for (const edges of chunks(graph.edges.slice(timedEdges), UNTIMED_BATCH)) {
-      await target.addEdges(edges);
-    }
-    const timings: number[] = [];
-    const neighborSets: string[] = [];
-    for (const id of graph.reads) {
-      const readStarted = performance.now();
-      const neighbors = await target.neighbors(id);
-      timings.push(performance.now() - readStarted);
-      neighborSets.push([...new Set(neighbors)].sort().join(','));
-    }
-    const sorted = [...timings].sort((a, b) => a - b);
-    return {
-      label: target.label,
-      batch: target.batch,
-      durability,
-      nodesPerSecond: graph.nodes.length / nodeSeconds,
-      edgesPerSecond: timedEdges / Math.max(edgeSeconds, 1e-9),
-      timedEdges,
-      nodeCallsPerSecond: nodeCalls.length / nodeSeconds,
-      edgeCallsPerSecond: edgeCalls.length / Math.max(edgeSeconds, 1e-9),
-      p50Ms: percentile(sorted, 0.5),
-      p99Ms: percentile(sorted, 0.99),
-      neighborSets,
+    for (const { target } of entries) await target.setUp();
+    const durability = await Promise.all(entries.map(({ target }) => target.durability()));
+    const timedTurns = async <T>(
+      items: readonly T[],
+      limitOf: (index: number) => number,
+      send: (target: PeerTarget, chunk: T[]) => Promise<void>,
+      add: (clock: Clock, ms: number, calls: number) => void,
+    ): Promise<void> => {
+      for (let from = 0; from < items.length; from += ITEMS_PER_TURN) {
+        for (const [index, { target }] of entries.entries()) {
+          const to = Math.min(from + ITEMS_PER_TURN, limitOf(index));
+          if (to <= from) continue;
+          const calls = chunks(items.slice(from, to), target.batch);
+          const started = performance.now();
+          for (const chunk of calls) await send(target, chunk);
+          add(clocks[index]!, performance.now() - started, calls.length);
+          await target.settle();
+        }
+      }
     };
+    await timedTurns(
+      graph.nodes,
+      () => graph.nodes.length,
+      (target, ids) => target.addNodes(ids),
+      (clock, ms, calls) => {
+        clock.nodeMs += ms;
+        clock.nodeCalls += calls;
+      },
+    );
+    log(
+      `nodes: ${entries.map(({ target }, i) => `${target.label} ${(clocks[i]!.nodeMs / 1000).toFixed(1)} s`).join(', ')}`,
+    );
+    await timedTurns(
+      graph.edges,
+      (index) => entries[index]!.timedEdges,
+      (target, edges) => target.addEdges(edges),
+      (clock, ms, calls) => {
+        clock.edgeMs += ms;
+        clock.edgeCalls += calls;
+      },
+    );
+    log(
+      `edges: ${entries.map(({ target, timedEdges }, i) => `${target.label} ${String(timedEdges)} in ${(clocks[i]!.edgeMs / 1000).toFixed(1)} s`).join(', ')}`,
+    );
+    for (const { target, timedEdges } of entries) {
+      for (const edges of chunks(graph.edges.slice(timedEdges), UNTIMED_BATCH)) {
+        await target.addEdges(edges);
+      }
+      await target.settle();
+    }
+    for (const id of graph.reads) {
+      for (const [index, { target }] of entries.entries()) {
+        const started = performance.now();
+        const neighbors = await target.neighbors(id);
+        const clock = clocks[index]!;
+        clock.reads.push(performance.now() - started);
+        clock.neighborSets.push([...new Set(neighbors)].sort().join(','));
+      }
+    }
+    return entries.map(({ target, timedEdges }, index): Measured => {
+      const clock = clocks[index]!;
+      const sorted = [...clock.reads].sort((x, y) => x - y);
+      const nodeSeconds = clock.nodeMs / 1000;
+      const edgeSeconds = Math.max(clock.edgeMs / 1000, 1e-9);
+      return {
+        label: target.label,
+        batch: target.batch,
+        durability: durability[index] ?? '',
+        nodesPerSecond: graph.nodes.length / nodeSeconds,
+        edgesPerSecond: timedEdges / edgeSeconds,
+        timedEdges,
+        nodeCallsPerSecond: clock.nodeCalls / nodeSeconds,
+        edgeCallsPerSecond: clock.edgeCalls / edgeSeconds,
+        p50Ms: percentile(sorted, 0.5),
+        p99Ms: percentile(sorted, 0.99),
+        neighborSets: clock.neighborSets,
+      };
+    });
   } finally {
-    await target.close();
+    for (const { target } of entries) await target.close();
   }
 };
 
@@ -411,18 +487,27 @@ const runSize = async (
   process.stderr.write(
     `graph: ${String(size)} nodes, ${String(graph.edges.length)} edges, ${String(settings.reads)} neighbour reads\n`,
   );
-  const single = await measure(await oursTarget(1), graph);
-  const batched = await measure(await oursTarget(settings.batch), graph);
-  const peerSample =
-    settings.peerEdgeSample === 0
-      ? graph.edges.length
-      : Math.min(settings.peerEdgeSample, graph.edges.length);
-  const peerSingle = settings.memoryPerCall
-    ? await measure(await memoryTarget(1), graph, peerSample)
-    : undefined;
-  const peerBatched = await measure(await memoryTarget(settings.batch), graph);
-  const all = [single, batched, ...(peerSingle ? [peerSingle] : []), peerBatched];
-  const disagree = all.flatMap((m) =>
+  const all = graph.edges.length;
+  const peerSample = settings.peerEdgeSample === 0 ? all : Math.min(settings.peerEdgeSample, all);
+  const [single, peerSingle] = await measureTogether(
+    [
+      { target: await oursTarget(1), timedEdges: all },
+      ...(settings.memoryPerCall
+        ? [{ target: await memoryTarget(1), timedEdges: peerSample }]
+        : []),
+    ],
+    graph,
+  );
+  const [batched, peerBatched] = await measureTogether(
+    [
+      { target: await oursTarget(settings.batch), timedEdges: all },
+      { target: await memoryTarget(settings.batch), timedEdges: all },
+    ],
+    graph,
+  );
+  if (!single || !batched || !peerBatched) throw new Error('a server was not measured');
+  const measured = [single, batched, ...(peerSingle ? [peerSingle] : []), peerBatched];
+  const disagree = measured.flatMap((m) =>
     m.neighborSets.some((set, i) => set !== single.neighborSets[i]) ? [m.label] : [],
   );
   const figures: BenchFigure[] = [
@@ -448,7 +533,7 @@ const runSize = async (
     '',
     '| server | items/call | nodes/s | node calls/s | edges/s (timed edges) | edge calls/s | neighbours p50 ms | p99 ms |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...all.map(
+    ...measured.map(
       (m) =>
         `| ${m.label} | ${String(m.batch)} | ${fixed(m.nodesPerSecond)} | ${fixed(m.nodeCallsPerSecond)} | ${fixed(m.edgesPerSecond)} (${String(m.timedEdges)}) | ${fixed(m.edgeCallsPerSecond)} | ${fixed(m.p50Ms, 2)} | ${fixed(m.p99Ms, 2)} |`,
     ),
@@ -460,7 +545,7 @@ const runSize = async (
     ),
     '',
     'Durability:',
-    ...all.map((m) => `- ${m.label}: ${m.durability}`),
+    ...measured.map((m) => `- ${m.label}: ${m.durability}`),
     '',
     disagree.length === 0
       ? `Neighbour sets agree on all ${String(settings.reads)} reads.`
