@@ -42,6 +42,12 @@ const AGENT = 'agent-token-5d1e';
 const MAINTAINER = 'maintainer-token-0b7c';
 const WIDGETS = 'widgets-reader-token-a9f3';
 
+const TOKENS = tokenTable({
+  [AGENT]: { name: 'agent', grants: { propose: true } },
+  [MAINTAINER]: { name: 'maintainer', grants: { propose: true, decide: true } },
+  [WIDGETS]: { name: 'widgets-reader', grants: { products: ['widgets'] } },
+});
+
 const intake = (title: string, product: string) => ({
   title,
   problem: 'Auditors copy history by hand today, which takes hours per request and loses rows.',
@@ -77,9 +83,12 @@ const callTool = async (client: Client, name: string, args: Record<string, unkno
   return result.structuredContent as Record<string, unknown>;
 };
 
-const signIn = async (token: string): Promise<{ context: BrowserContext; page: Page }> => {
+const signIn = async (
+  token: string,
+  on: GatewayUnderTest = gateway,
+): Promise<{ context: BrowserContext; page: Page }> => {
   const context = await browser!.newContext({
-    baseURL: gateway.url,
+    baseURL: on.url,
     viewport: { width: 1100, height: 820 },
   });
   const page = await context.newPage();
@@ -110,11 +119,7 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
   beforeAll(async () => {
     db = await createThrowawayDatabase('console_e2e');
     gateway = await startGateway(db.url, {
-      MCP_TOKENS: tokenTable({
-        [AGENT]: { name: 'agent', grants: { propose: true } },
-        [MAINTAINER]: { name: 'maintainer', grants: { propose: true, decide: true } },
-        [WIDGETS]: { name: 'widgets-reader', grants: { products: ['widgets'] } },
-      }),
+      MCP_TOKENS: TOKENS,
     });
     await ingestShippedCorpus(gateway.app);
     await waitForProjections([gateway.app], 60_000);
@@ -178,6 +183,26 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     expect(types).toContain('StageAdvanceApproved token:maintainer');
     expect(types).toContain('StageAdvanced token:maintainer');
     await context.close();
+  });
+
+  it('given two gateway replicas on one database, when the agent proposes through one, then a page open on the other updates live', async () => {
+    const replica = await startGateway(db.url, { MCP_TOKENS: TOKENS });
+    try {
+      const request = (await callTool(agent, 'request_intake', intake('Replica board', 'core')))
+        .request_id as string;
+      await waitForProjections([gateway.app, replica.app]);
+      const { context, page } = await signIn(MAINTAINER, replica);
+      await page.goto(`/console/requests/${request}`);
+      await expect.poll(() => page.locator('body').getAttribute('data-live-state')).toBe('open');
+      await callTool(agent, 'advance_stage', advance(request));
+      await page
+        .getByRole('button', { name: 'Approve proposed → accepted' })
+        .waitFor({ timeout: 15_000 });
+      expect(Number(await page.locator('body').getAttribute('data-refreshed'))).toBeGreaterThan(0);
+      await context.close();
+    } finally {
+      await replica.close();
+    }
   });
 
   it('given the maintainer proposed a change itself, when it approves that proposal in the console, then four eyes refuses and nothing changes', async () => {

@@ -111,6 +111,16 @@ describe('cogitave serve on the embedded default (PGlite)', () => {
     const head = await fetch(`${url}/readyz`, { method: 'HEAD' });
     expect(head.status).toBe(200);
 
+    // The ready line carries the console's one-time login link (local mode): it opens the
+    // sign-in form, while the console itself sends a visitor without a login there.
+    expect(ready.console).toMatch(new RegExp(`^${url}/console/login\\?code=[\\w-]{20,}$`));
+    const login = await fetch(ready.console as string);
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain('name="code"');
+    const board = await fetch(`${url}/console/`, { redirect: 'manual' });
+    expect(board.status).toBe(303);
+    expect(board.headers.get('location')).toBe('/console/login');
+
     const exit = await stop(running, 'SIGTERM');
     expect(exit.code).toBe(0);
     expect(exit.stdout).toBe('');
