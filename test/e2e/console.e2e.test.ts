@@ -322,6 +322,49 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     await context.close();
   });
 
+  it('given each page, when inspected as a keyboard and screen-reader user would, then it has one h1, landmarks, labelled controls and a skip link first in the focus order', async () => {
+    const { context, page } = await signIn(MAINTAINER);
+    for (const path of [
+      '/console/',
+      `/console/requests/${widgetsRequest}`,
+      '/console/docs?q=event+store',
+      '/console/audit',
+    ]) {
+      await page.goto(path);
+      // Plain strings, evaluated in the page: the test's own TypeScript has no DOM types.
+      const report = (await page.evaluate(`(() => {
+        const controls = [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')];
+        const unlabelled = controls.filter((el) => el.tagName === 'BUTTON'
+          ? el.textContent.trim() === ''
+          : el.labels.length === 0 && !el.getAttribute('aria-label'));
+        return {
+          h1: document.querySelectorAll('h1').length,
+          main: document.querySelectorAll('main').length,
+          nav: document.querySelectorAll('nav').length,
+          banner: document.querySelectorAll('body > header').length,
+          unlabelled: unlabelled.map((el) => el.outerHTML.slice(0, 80)),
+          lang: document.documentElement.lang,
+        };
+      })()`)) as Record<string, unknown>;
+      expect(report, path).toEqual({
+        h1: 1,
+        main: 1,
+        nav: expect.any(Number),
+        banner: 1,
+        unlabelled: [],
+        lang: 'en',
+      });
+      expect(report.nav as number, path).toBeGreaterThan(0);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent'), path).toBe(
+        'Skip to content',
+      );
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate('document.activeElement.id'), path).toBe('main');
+    }
+    await context.close();
+  });
+
   it('given a fresh intake, when the maintainer rejects it with a reason, then the request is rejected by the maintainer, as the CLI would record it', async () => {
     const third = (await callTool(agent, 'request_intake', intake('Dark mode', 'core')))
       .request_id as string;
