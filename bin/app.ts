@@ -24,6 +24,8 @@ import {
   githubSettingsFromConfig,
   type GitHubIntegration,
 } from '../services/github/index.js';
+import { createPrincipalDirectory } from '../services/governance/principals.js';
+import { createGovernanceService, type GovernanceService } from '../services/governance/service.js';
 import { createRequestCommandHandlers } from '../services/requests/handlers.js';
 import type { Config } from '../services/runtime/config.js';
 import type { Logger } from '../services/runtime/logger.js';
@@ -37,6 +39,11 @@ export interface App {
   readonly logger: Logger;
   readonly database: Database;
   readonly eventStore: EventStore;
+  /**
+   * Approval mode, principals and every decision on a proposal (webhook, CLI, console); its
+   * `principals` are the ones any request command handlers of this process must use.
+   */
+  readonly governance: GovernanceService;
   /**
    * GitHub mode: the reactor (not started; `serve` starts it) and the webhook receiver.
    * Undefined in local approval mode (no GitHub credentials configured).
@@ -99,12 +106,22 @@ export const createApp = async (
         })
       : createPostgresEventStore({ database, logger, pollIntervalMs: config.pollIntervalMs });
     const githubSettings = githubSettingsFromConfig(config);
+    const principals = createPrincipalDirectory(config.principals);
+    const handlers = createRequestCommandHandlers({ eventStore, principals });
+    const governance = createGovernanceService({
+      eventStore,
+      handlers,
+      principals,
+      configuredMode: githubSettings ? 'github' : 'local',
+      repository: githubSettings?.repository ?? null,
+    });
     const github = githubSettings
       ? createGitHubIntegration({
           settings: githubSettings,
           database,
           eventStore,
-          handlers: createRequestCommandHandlers({ eventStore }),
+          handlers,
+          governance,
           logger,
         })
       : undefined;
@@ -130,6 +147,7 @@ export const createApp = async (
       logger,
       database,
       eventStore,
+      governance,
       github,
       audit,
       auditSettings,

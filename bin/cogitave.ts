@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { readPackageInfo } from './package-info.js';
 import { isCogitaveError, type ErrorCode } from '../services/runtime/errors.js';
+import { approvalModeCommand } from './commands/approval-mode.js';
 import { configCommand } from './commands/config.js';
 import { digestCommand } from './commands/digest.js';
 import { eventsCommand } from './commands/events.js';
@@ -42,6 +43,7 @@ const program = new Command('cogitave')
   .addCommand(ingestCommand)
   .addCommand(sourcesCommand)
   .addCommand(proposalsCommand)
+  .addCommand(approvalModeCommand)
   .addCommand(configCommand);
 
 for (const command of program.commands) {

@@ -31,7 +31,10 @@ export const createGatewayServices = async (app: App): Promise<ComposedGatewaySe
   closers.push(() => search.close());
   const services: GatewayServices = {
     changes: app.changes,
-    requests: createRequestCommandHandlers({ eventStore: app.eventStore }),
+    requests: createRequestCommandHandlers({
+      eventStore: app.eventStore,
+      principals: app.governance.principals,
+    }),
     requestsRead: createRequestsReadService({
       db: app.database.pool,
       eventStore: app.eventStore,

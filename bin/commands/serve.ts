@@ -36,6 +36,13 @@ export const serveCommand = new Command('serve')
     // Local mode answers /mcp without a token, so only a gateway on HTTP must bind to loopback.
     if (partsOf(flags.role).gateway && !flags.stdio) assertSafeBind(config.httpHost, auth);
     const app = await createApp(config, logger, { mustOwn: true, command: commandLine() });
+    // The deployment's approval mode lives in its log: the first start records it, a process
+    // configured otherwise refuses to run (cogitave approval-mode set changes it).
+    const mode = await app.governance.adoptConfiguredMode().catch(async (error: unknown) => {
+      await app.close();
+      throw error;
+    });
+    logger.info({ approvalMode: mode.mode, setBy: mode.setBy }, 'approval mode');
     const served = await composeRole(app, flags.role, {
       auth,
       authLabel: auth.enabled ? `${String(Object.keys(tokens).length)} bearer tokens` : 'local',

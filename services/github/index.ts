@@ -1,5 +1,6 @@
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/types.js';
+import type { GovernanceService } from '../governance/service.js';
 import type { RequestCommandHandlers } from '../requests/commands.js';
 import type { Config, Secret } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
@@ -69,6 +70,7 @@ export interface GitHubIntegrationOptions {
   readonly database: Database;
   readonly eventStore: EventStore;
   readonly handlers: RequestCommandHandlers;
+  readonly governance: GovernanceService;
   readonly logger: Logger;
 }
 
@@ -76,7 +78,7 @@ export interface GitHubIntegrationOptions {
 const REACTOR_LOCK_KEY = 0x636f_6769_7461_6768n;
 
 export const createGitHubIntegration = (options: GitHubIntegrationOptions): GitHubIntegration => {
-  const { settings, database, eventStore, handlers, logger } = options;
+  const { settings, database, eventStore, handlers, governance, logger } = options;
   const client = createGitHubClient({ apiUrl: settings.apiUrl, auth: settings.auth, logger });
   const operations = createGitHubOperations({
     client,
@@ -105,6 +107,7 @@ export const createGitHubIntegration = (options: GitHubIntegrationOptions): GitH
     baseBranch: settings.baseBranch,
     eventStore,
     handlers,
+    governance,
     logger,
   });
   return { settings, client, operations, reactor, webhooks };

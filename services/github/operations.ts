@@ -80,9 +80,15 @@ export interface GitHubOperations {
       commitMessage: string;
       title: string;
       body: string;
+      /** Default true: proposals wait for a maintainer to mark them ready and merge. */
+      draft?: boolean;
     },
     signal?: AbortSignal,
   ): Promise<PullRef & { created: boolean }>;
+  /** Comments on an issue or pull request unless a comment carrying `marker` is there. */
+  ensureComment(input: { number: number; marker: string; body: string }): Promise<void>;
+  /** Closes a pull request (no-op when closed already). */
+  closePullRequest(number: number): Promise<void>;
   /** Makes `path` on `branch` (created from the base branch when absent) read `content`. */
   ensureFileOnBranch(
     input: { branch: string; path: string; content: string; commitMessage: string },
@@ -285,6 +291,29 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
     findIntakeIssue,
     findPullRequest,
 
+    ensureComment: async ({ number, marker, body }) => {
+      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        owner,
+        repo,
+        issue_number: number,
+        per_page: 100,
+      });
+      if (comments.some((comment) => comment.body?.includes(marker))) return;
+      await octokit.rest.issues.createComment({
+        owner,
+        repo,
+        issue_number: number,
+        body: `${marker}\n${body}`,
+        ...CREATE_ONCE,
+      });
+    },
+
+    closePullRequest: async (number) => {
+      const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
+      if (data.state === 'closed') return;
+      await octokit.rest.pulls.update({ owner, repo, pull_number: number, state: 'closed' });
+    },
+
     ensureFileOnBranch: async (input, signal) => {
       await ensureBranch(input.branch, signal);
       await ensureFile(input, signal);
@@ -320,7 +349,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
       await ensureBranch(input.branch, signal);
       await ensureFile(input, signal);
       const base = await resolveBaseBranch();
-      let draft = true;
+      let draft = input.draft ?? true;
       const { value, created } = await findOrCreate(context(signal), {
         what: `pull request of ${input.branch}`,
         find: () => findPullRequest(input.branch),

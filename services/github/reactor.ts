@@ -25,6 +25,7 @@ import {
 import type { Leadership, Lease } from './leadership.js';
 import { proposalBranch, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
+import { reconcileUncountedMerge } from './reconcile.js';
 import {
   foldRequestView,
   intakeIssueTitle,
@@ -42,6 +43,8 @@ import {
  * - `StageAdvanceProposed` → branch `cogitave/<proposalId>` from the base branch, a commit of
  *   `requests/<requestId>.md` at the proposed stage, a draft pull request referencing the
  *   intake issue → `recordProposalPullRequest`.
+ * - `StageAdvanceRejected` because a merge did not count → a comment on that pull request and
+ *   a pull request restoring the request file (reconcile.ts).
  *
  * Every step is idempotent (look-up before create, deterministic names, command ids derived
  * from the event id), so handling an event again after a retry or a crash changes nothing. The
@@ -58,7 +61,7 @@ const COMMAND_NAMESPACE = '1f6b7d0e-4c1a-5b0e-9a51-6f1f3a0c2b7e';
 
 const FILTER: EventFilter = {
   streamPrefixes: ['request-'],
-  eventTypes: ['RequestProposed', 'StageAdvanceProposed'],
+  eventTypes: ['RequestProposed', 'StageAdvanceProposed', 'StageAdvanceRejected'],
 };
 
 export type ReactorState =
@@ -294,6 +297,12 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
         return onRequestProposed(event, signal);
       case 'StageAdvanceProposed':
         return onStageAdvanceProposed(event, signal);
+      case 'StageAdvanceRejected':
+        return reconcileUncountedMerge(
+          { github, logger, readStream: (streamId) => eventStore.readStream(streamId) },
+          event,
+          signal,
+        );
       default:
         return Promise.resolve();
     }

@@ -14,6 +14,7 @@ import type {
 import type { Secret } from '../runtime/config.js';
 import { isCogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
+import type { GovernanceService } from '../governance/service.js';
 import { INTAKE_LABEL, markerIn, proposalIdOfBranch, requestIdOfProposal } from './markers.js';
 
 /**
@@ -66,6 +67,8 @@ export interface WebhookReceiverOptions {
   readonly baseBranch?: string | undefined;
   readonly eventStore: EventStore;
   readonly handlers: RequestCommandHandlers;
+  /** Merges go through governance: approved, or recorded as not counting. */
+  readonly governance: Pick<GovernanceService, 'applyMerge'>;
   readonly logger: Logger;
   readonly clock?: () => Date;
 }
@@ -135,7 +138,13 @@ const issueClosedSchema = z.object({
 
 type Decision =
   | {
-      readonly command: 'approveProposal' | 'rejectProposal';
+      readonly command: 'approveProposal';
+      readonly input: ProposalDecisionInput;
+      readonly actor: string;
+      readonly pullNumber: number;
+    }
+  | {
+      readonly command: 'rejectProposal';
       readonly input: ProposalDecisionInput;
       readonly actor: string;
     }
@@ -190,6 +199,7 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
         return {
           command: 'approveProposal',
           actor: by,
+          pullNumber: pull.number,
           input: {
             requestId,
             proposalId,
@@ -243,14 +253,38 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     return { ignore: `${name} deliveries are not used` };
   };
 
-  const runCommand = async (decision: Decision, meta: CommandMetadata): Promise<CommandResult> => {
+  const run = (
+    decision: Decision,
+    meta: CommandMetadata,
+  ): Promise<CommandResult & { counted?: boolean; reason?: string }> => {
+    switch (decision.command) {
+      case 'rejectIntake':
+        return handlers.rejectIntake(decision.input, meta);
+      case 'rejectProposal':
+        return handlers.rejectProposal(decision.input, meta);
+      case 'approveProposal':
+        return options.governance.applyMerge(
+          {
+            requestId: decision.input.requestId,
+            proposalId: decision.input.proposalId,
+            mergedBy: decision.input.decidedBy,
+            pullNumber: decision.pullNumber,
+            mergeCommitSha: decision.input.mergeCommitSha ?? null,
+          },
+          meta,
+        );
+    }
+  };
+
+  const runCommand = async (
+    decision: Decision,
+    meta: CommandMetadata,
+  ): Promise<CommandResult & { counted?: boolean; reason?: string }> => {
     // A concurrent writer (the reactor recording the pull request) can move the stream between
     // load and append; deciding again on the new revision is the fix.
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return decision.command === 'rejectIntake'
-          ? await handlers.rejectIntake(decision.input, meta)
-          : await handlers[decision.command](decision.input, meta);
+        return await run(decision, meta);
       } catch (error) {
         const moved = isCogitaveError(error) && error.code === 'WRONG_EXPECTED_VERSION';
         if (!moved || attempt >= 3) throw error;
@@ -315,7 +349,7 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
       correlationId: deliveryId,
       causationId: deliveryId,
     };
-    let result: CommandResult;
+    let result: CommandResult & { counted?: boolean; reason?: string };
     try {
       result = await runCommand(routed, meta);
     } catch (error) {
@@ -366,6 +400,11 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     } catch (error) {
       // A concurrent copy of this delivery recorded it first: same outcome.
       if (!(error instanceof WrongExpectedVersion)) throw error;
+    }
+    if (result.counted === false) {
+      // Recorded: the proposal ended, and the reactor comments and restores the request file.
+      log.warn({ ...subject, reason: result.reason }, 'merge recorded as not counting');
+      return { status: 200, body: { status: 'not counted', ...subject, reason: result.reason } };
     }
     log.info({ ...subject, revision: recorded.requestRevision }, 'webhook applied');
     return { status: 200, body: { status: 'applied', ...subject } };

@@ -5,6 +5,7 @@ import type { ExpectedRevision, Position } from '../event-store/types.js';
 import type {
   AcceptanceCriterion,
   ApprovalChannel,
+  MergeNotCounted,
   Priority,
   RequestLink,
   RequestProposed,
@@ -38,6 +39,8 @@ export interface ProposalDecisionInput {
   readonly via: ApprovalChannel;
   readonly reason?: string | undefined;
   readonly mergeCommitSha?: string | null | undefined;
+  /** Rejection only: the proposal ends because its merge may not count. */
+  readonly mergeNotCounted?: MergeNotCounted | undefined;
 }
 
 export interface CommandResult {

@@ -8,6 +8,8 @@ import {
   type Verdict,
 } from '../../lifecycle/validate.js';
 import type { CommandMetadata } from '../commands/metadata.js';
+import { judgeApproval } from '../governance/approval-rules.js';
+import { createPrincipalDirectory, type PrincipalDirectory } from '../governance/principals.js';
 import type {
   IntakeDecisionInput,
   IntakeIssueInput,
@@ -17,6 +19,7 @@ import type {
   WithdrawInput,
 } from './commands.js';
 import {
+  ApprovalNotCounted,
   ProposalNotFound,
   RecordConflict,
   RequestClosed,
@@ -69,6 +72,8 @@ export type RequestCommand =
       readonly type: 'ApproveProposal';
       readonly input: ProposalDecisionInput;
       readonly meta: CommandMetadata;
+      /** Who is who: four eyes compares principals (services/governance). Default: no table. */
+      readonly principals?: PrincipalDirectory | undefined;
     }
   | {
       readonly type: 'RejectProposal';
@@ -78,6 +83,9 @@ export type RequestCommand =
   | { readonly type: 'Withdraw'; readonly input: WithdrawInput; readonly meta: CommandMetadata };
 
 export type RequestCommandType = RequestCommand['type'];
+
+/** Every identity its own principal by name; an immutable value, not shared state. */
+const NO_PRINCIPAL_TABLE = createPrincipalDirectory();
 
 export const proposalIdFor = (requestId: string, n: number): string => `${requestId}-p${n}`;
 
@@ -254,16 +262,35 @@ const decided = (proposal: ProposalState, requestId: string, attempted: string):
     { requestId, proposalId: proposal.proposalId, outcome: proposal.outcome },
   );
 
+/** The identity that approves, as events name actors: the channel decides the namespace. */
+export const approverIdentity = (input: Pick<ProposalDecisionInput, 'decidedBy' | 'via'>): string =>
+  `${input.via === 'github' ? 'github' : 'maintainer'}:${input.decidedBy}`;
+
 const approveProposal = (
-  { input }: { input: ProposalDecisionInput },
+  {
+    input,
+    principals = NO_PRINCIPAL_TABLE,
+  }: { input: ProposalDecisionInput; principals?: PrincipalDirectory | undefined },
   state: RequestState,
 ): RequestEvent[] => {
   const proposal = proposalOf(state, input.requestId, input.proposalId);
   if (proposal.outcome === 'approved') return [];
   if (proposal.outcome === 'rejected') throw decided(proposal, input.requestId, 'approved');
   const view = open(state, input.requestId, `approving ${input.proposalId}`);
+  const judgement = judgeApproval(principals, {
+    proposedBy: proposal.proposedBy,
+    approvedBy: approverIdentity(input),
+    proposalId: proposal.proposalId,
+  });
+  if (!judgement.counts)
+    throw new ApprovalNotCounted(input.requestId, proposal.proposalId, judgement);
+  // The lifecycle's own four-eyes guard sees principals too, so it agrees with the judgement.
   ensure(
-    canApprove(view, proposalRef(proposal), input.decidedBy),
+    canApprove(
+      view,
+      { ...proposalRef(proposal), proposedBy: judgement.proposer.id },
+      judgement.approver.id,
+    ),
     `Approving ${input.proposalId} (${proposal.fromStage} → ${proposal.toStage})`,
   );
   return [
@@ -306,6 +333,7 @@ const rejectProposal = (
         rejectedBy: input.decidedBy,
         via: input.via,
         reason: input.reason ?? 'Closed without approval.',
+        ...(input.mergeNotCounted ? { mergeNotCounted: input.mergeNotCounted } : {}),
       },
     },
   ];

@@ -1,6 +1,7 @@
 import type { Refusal } from '../../lifecycle/machine.js';
 import type { Stage } from '../../lifecycle/stages.js';
 import type { WrongExpectedVersion } from '../event-store/errors.js';
+import type { ApprovalJudgement } from '../governance/approval-rules.js';
 import { CogitaveError, NotFound, type ErrorCode } from '../runtime/errors.js';
 
 /**
@@ -133,6 +134,29 @@ export class ApproverIsProposer extends LifecycleRefusal {
 export class NotRequestOwner extends LifecycleRefusal {
   constructor(what: string, reasons: readonly Refusal[]) {
     super('PERMISSION_DENIED', what, reasons);
+  }
+}
+
+/**
+ * An approval that may not count: the approver's principal made the proposal (four eyes), or
+ * is not a maintainer. On GitHub the merge happened anyway; the governance service records it
+ * as not counting and ends the proposal.
+ */
+export class ApprovalNotCounted extends CogitaveError {
+  readonly judgement: Extract<ApprovalJudgement, { counts: false }>;
+  constructor(
+    requestId: string,
+    proposalId: string,
+    judgement: Extract<ApprovalJudgement, { counts: false }>,
+  ) {
+    super('PERMISSION_DENIED', `Approving ${proposalId} is refused: ${judgement.reason}`, {
+      requestId,
+      proposalId,
+      rule: judgement.code,
+      approver: judgement.approver.id,
+      proposer: judgement.proposer.id,
+    });
+    this.judgement = judgement;
   }
 }
 

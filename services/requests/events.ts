@@ -109,6 +109,21 @@ export interface StageAdvanced {
   };
 }
 
+/**
+ * A merge that happened on GitHub but may not count as approval (the merger's principal made
+ * the proposal, or is not a maintainer). It ends the proposal as a rejection would, and says so.
+ */
+export interface MergeNotCounted {
+  readonly pullNumber: number;
+  /** The GitHub login that merged. */
+  readonly mergedBy: string;
+  readonly mergeCommitSha: string | null;
+  /** The rule that refused it (services/governance/approval-rules.ts). */
+  readonly rule: 'own_proposal' | 'not_maintainer';
+  /** The merger's principal. */
+  readonly principal: string;
+}
+
 export interface StageAdvanceRejected {
   readonly type: 'StageAdvanceRejected';
   readonly data: {
@@ -117,6 +132,8 @@ export interface StageAdvanceRejected {
     readonly rejectedBy: string;
     readonly via: ApprovalChannel;
     readonly reason: string;
+    /** Set when the proposal ended because its pull request was merged by someone who may not approve it. */
+    readonly mergeNotCounted?: MergeNotCounted;
   };
 }
 

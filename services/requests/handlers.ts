@@ -7,6 +7,7 @@ import { parseInput } from '../commands/inputs.js';
 import { eventMetadata, parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore, ExpectedRevision, RecordedEvent } from '../event-store/types.js';
+import { createPrincipalDirectory, type PrincipalDirectory } from '../governance/principals.js';
 import { CogitaveError } from '../runtime/errors.js';
 import type { CommandResult, IntakeResult, RequestCommandHandlers } from './commands.js';
 import { decide, requestIdOf, type RequestCommand } from './decide.js';
@@ -34,6 +35,11 @@ import { evolve, initialState, type RequestState } from './state.js';
 
 export interface RequestCommandHandlerDeps {
   readonly eventStore: EventStore;
+  /**
+   * Who is who for four eyes (services/governance/principals.ts). Default: no table, every
+   * identity is the principal its name says (`token:ada` and `github:ada` are both ada).
+   */
+  readonly principals?: PrincipalDirectory | undefined;
 }
 
 /** Decisions made before a request that keeps changing is reported as RequestChanged. */
@@ -99,6 +105,7 @@ interface StoredIntake {
 
 export const createRequestCommandHandlers = ({
   eventStore,
+  principals = createPrincipalDirectory(),
 }: RequestCommandHandlerDeps): RequestCommandHandlers => {
   const execute = async (
     command: RequestCommand,
@@ -208,6 +215,7 @@ export const createRequestCommandHandlers = ({
         type: 'ApproveProposal',
         input: parseInput(proposalDecisionInputSchema, input, 'approveProposal'),
         meta: parseCommandMetadata(meta, 'approveProposal'),
+        principals,
       }),
 
     rejectProposal: async (input, meta) =>

@@ -79,6 +79,15 @@ export const proposalDecisionInputSchema = z.strictObject({
     .regex(/^[0-9a-f]{40}$/, { error: 'must be a 40-character hex commit sha' })
     .nullable()
     .optional(),
+  mergeNotCounted: z
+    .strictObject({
+      pullNumber: z.int().positive(),
+      mergedBy: text(200, 'the GitHub login that merged'),
+      mergeCommitSha: z.string().nullable(),
+      rule: z.enum(['own_proposal', 'not_maintainer']),
+      principal: text(200, "the merger's principal"),
+    })
+    .optional(),
 });
 
 export const intakeDecisionInputSchema = z.strictObject({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { principalTableSchema } from '../governance/principals.js';
 import { CogitaveError } from './errors.js';
 
 /**
@@ -105,19 +106,23 @@ export const mcpTokenTableSchema = z.record(
 );
 export type McpTokenTable = z.output<typeof mcpTokenTableSchema>;
 
-const mcpTokenTableSetting = z
-  .union([z.string(), z.record(z.string(), z.unknown())])
-  .transform((value, ctx) => {
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-      return z.NEVER;
-    }
-  })
-  .pipe(mcpTokenTableSchema)
-  .optional();
+/** A table given as JSON text (environment) or as an object (config file). */
+const jsonTable = <T extends z.ZodType>(schema: T) =>
+  z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .transform((value, ctx) => {
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema)
+    .optional();
+
+const mcpTokenTableSetting = jsonTable(mcpTokenTableSchema);
 
 const hostnameList = z
   .union([z.string(), z.array(z.string())])
@@ -253,6 +258,11 @@ const settings = {
     env: 'MCP_TOKENS_FILE',
     schema: z.string().min(1).optional(),
     doc: 'A JSON file holding the MCP_TOKENS table (merged with MCP_TOKENS).',
+  },
+  principals: {
+    env: 'COGITAVE_PRINCIPALS',
+    schema: jsonTable(principalTableSchema),
+    doc: 'Who is who, as JSON: {"<principal>": {"tokens": [MCP token names], "github": [GitHub logins], "maintainer": bool}}. Four eyes compares principals: nobody approves what their own tokens proposed. With any maintainer listed, only maintainers approve (merges by others do not count). Unset: every identity is its own principal by name (token:ada, github:ada and --as ada on the CLI are one).',
   },
   mcpAllowedHosts: {
     env: 'MCP_ALLOWED_HOSTS',

@@ -24,6 +24,15 @@ import type { CommandMetadata } from '../../../services/commands/metadata.js';
 import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { requestStreamId } from '../../../services/requests/events.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
+import {
+  createPrincipalDirectory,
+  principalTableSchema,
+  type PrincipalTableInput,
+} from '../../../services/governance/principals.js';
+import {
+  createGovernanceService,
+  type GovernanceService,
+} from '../../../services/governance/service.js';
 import { Secret } from '../../../services/runtime/config.js';
 import { createLogger, type Logger } from '../../../services/runtime/logger.js';
 import { startGitHubDouble, type GitHubDouble } from '../../support/github-double/index.js';
@@ -47,13 +56,17 @@ export interface Harness {
   readonly database: Database;
   readonly eventStore: PostgresEventStore;
   readonly handlers: RequestCommandHandlers;
+  readonly governance: GovernanceService;
   readonly double: GitHubDouble;
   client(options?: Partial<GitHubClientOptions>): GitHubClient;
   reactor(client: GitHubClient, options?: Partial<GitHubReactorOptions>): GitHubReactor;
   close(): Promise<void>;
 }
 
-export const openHarness = async (label: string): Promise<Harness> => {
+export const openHarness = async (
+  label: string,
+  options: { readonly principals?: PrincipalTableInput } = {},
+): Promise<Harness> => {
   const throwaway = await createThrowawayDatabase(label);
   const database = await openDatabase({
     databaseUrl: throwaway.url,
@@ -67,7 +80,15 @@ export const openHarness = async (label: string): Promise<Harness> => {
     logger: silentLogger,
     pollIntervalMs: 50,
   });
-  const handlers = createRequestCommandHandlers({ eventStore });
+  const principals = createPrincipalDirectory(principalTableSchema.parse(options.principals ?? {}));
+  const handlers = createRequestCommandHandlers({ eventStore, principals });
+  const governance = createGovernanceService({
+    eventStore,
+    handlers,
+    principals,
+    configuredMode: 'github',
+    repository: REPOSITORY,
+  });
   const double = await startGitHubDouble();
   double.createRepository(OWNER, REPO);
   const reactors: GitHubReactor[] = [];
@@ -76,6 +97,7 @@ export const openHarness = async (label: string): Promise<Harness> => {
     database,
     eventStore,
     handlers,
+    governance,
     double,
     client: (options) =>
       createGitHubClient({
@@ -198,7 +220,7 @@ export const reactorCaughtUp = async (
   const { rows } = await harness.database.pool.query<{ tx: string; pos: string }>(
     `SELECT transaction_id::text AS tx, position::text AS pos FROM event_store.events
       WHERE event_type = ANY($1::text[]) ORDER BY transaction_id DESC, position DESC LIMIT 1`,
-    [['RequestProposed', 'StageAdvanceProposed']],
+    [['RequestProposed', 'StageAdvanceProposed', 'StageAdvanceRejected']],
   );
   const newest = rows[0];
   if (!newest) return;

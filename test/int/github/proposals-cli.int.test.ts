@@ -7,6 +7,10 @@ import {
   type PostgresEventStore,
 } from '../../../services/event-store/postgres/adapter.js';
 import { githubReactorMigrations } from '../../../services/github/checkpoint.js';
+import {
+  APPROVAL_MODE_SET,
+  APPROVAL_MODE_STREAM,
+} from '../../../services/governance/approval-mode.js';
 import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
 import { cliEnv, lines, runCli, type CliResult } from '../../support/cli.js';
@@ -178,7 +182,7 @@ describe('cogitave proposals (local approval mode)', () => {
     const noReason = await cli('reject', proposalId, '--as', 'grace');
 
     expectExit(ownApproval, 77);
-    expect(ownApproval.stderr).toContain('cannot approve');
+    expect(ownApproval.stderr).toContain('another maintainer must approve it (four eyes)');
     expectExit(decided, 65);
     expect(decided.stderr).toContain(
       `Proposal ${first.proposalId} was already approved; nothing changed`,
@@ -192,7 +196,7 @@ describe('cogitave proposals (local approval mode)', () => {
     expect(await eventTypes({ eventStore }, requestId)).toEqual(before);
   });
 
-  it('given GitHub is configured, when a maintainer tries to approve locally, then it is refused: merges decide', async () => {
+  it("given the CLI's own environment has GitHub credentials on a deployment without a recorded mode, when a maintainer approves locally, then it is refused: merges decide", async () => {
     const requestId = await proposeIntake(handlers, 4);
     const proposalId = await proposeAcceptance(handlers, requestId);
     const github = cliEnv({
@@ -211,10 +215,82 @@ describe('cogitave proposals (local approval mode)', () => {
     );
 
     expectExit(result, 65);
-    expect(result.stderr).toContain('GitHub is configured (acme/widgets)');
+    expect(result.stderr).toContain('This deployment approves on GitHub');
     expect(`${result.stdout}${result.stderr}`).not.toMatch(
       /ghp_never_printed_token|never-printed-secret/,
     );
+    expect(await eventTypes({ eventStore }, requestId)).not.toContain('StageAdvanceApproved');
+  });
+
+  it("given the deployment's recorded mode is github, when the CLI runs without GitHub credentials, then local approval is refused until a maintainer sets the mode to local, which is recorded", async () => {
+    const requestId = await proposeIntake(handlers, 5);
+    const proposalId = await proposeAcceptance(handlers, requestId);
+
+    const setGithub = await runCli(
+      ['approval-mode', 'set', 'github', '--as', 'grace', '--reason', 'moving to pull requests'],
+      env,
+      60_000,
+    );
+    const refused = await cli('approve', proposalId, '--as', 'grace');
+    const setLocal = await runCli(['approval-mode', 'set', 'local', '--as', 'grace'], env, 60_000);
+    const approved = await cli('approve', proposalId, '--as', 'grace');
+
+    expectExit(setGithub, 0);
+    expect(setGithub.stdout).toMatch(/^approval mode is now github, set by grace at /);
+    expectExit(refused, 65);
+    expect(refused.stderr).toContain('its approval mode is github (set by grace at');
+    expect(refused.stderr).toContain('cogitave approval-mode set local --as <maintainer>');
+    expectExit(setLocal, 0);
+    expectExit(approved, 0);
+    const modes = await eventStore.readStream(APPROVAL_MODE_STREAM);
+    expect(modes.map((e) => [e.type, e.data, e.metadata.actor])).toEqual([
+      [
+        APPROVAL_MODE_SET,
+        {
+          mode: 'github',
+          previous: null,
+          setBy: 'grace',
+          reason: 'moving to pull requests',
+          repository: null,
+        },
+        'maintainer:grace',
+      ],
+      [
+        APPROVAL_MODE_SET,
+        {
+          mode: 'local',
+          previous: 'github',
+          setBy: 'grace',
+          reason: 'set by grace',
+          repository: null,
+        },
+        'maintainer:grace',
+      ],
+    ]);
+  });
+
+  it('given principals name maintainers, when someone else approves or changes the mode, then it is refused', async () => {
+    const requestId = await proposeIntake(handlers, 6, 'token:ada-agent');
+    const proposalId = await proposeAcceptance(handlers, requestId, 'token:ada-agent');
+    const withPrincipals = cliEnv({
+      ...NO_GITHUB,
+      DATABASE_URL: throwaway.url,
+      COGITAVE_PRINCIPALS: JSON.stringify({
+        ada: { tokens: ['ada-agent'], github: ['ada-lovelace'], maintainer: true },
+        grace: { github: ['grace'], maintainer: true },
+      }),
+    });
+    const run = (...args: string[]) => runCli(args, withPrincipals, 60_000);
+
+    const notMaintainer = await run('proposals', 'approve', proposalId, '--as', 'mallory');
+    const ownByLogin = await run('proposals', 'approve', proposalId, '--as', 'ada-lovelace');
+    const modeByOutsider = await run('approval-mode', 'set', 'github', '--as', 'mallory');
+
+    expectExit(notMaintainer, 77);
+    expect(notMaintainer.stderr).toContain('is not a maintainer; maintainers are ada, grace');
+    expectExit(ownByLogin, 77);
+    expect(ownByLogin.stderr).toContain('principal ada');
+    expectExit(modeByOutsider, 77);
     expect(await eventTypes({ eventStore }, requestId)).not.toContain('StageAdvanceApproved');
   });
 

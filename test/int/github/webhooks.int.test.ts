@@ -1,30 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
 import { Webhooks } from '@octokit/webhooks';
-import type { WebhookDefinition } from '@octokit/webhooks-examples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  httpSettingsFromConfig,
-  startHttpServer,
-  type RunningHttpServer,
-} from '../../../mcp-gateway/http/server.js';
-import type { Position } from '../../../services/event-store/types.js';
+import type { RunningHttpServer } from '../../../mcp-gateway/http/server.js';
 import { createGitHubOperations } from '../../../services/github/operations.js';
 import { renderProposalPullBody, foldRequestView } from '../../../services/github/render.js';
 import {
   DELIVERY_EVENT_TYPE,
   WEBHOOK_PATH,
-  createWebhookReceiver,
   deliveryStreamId,
 } from '../../../services/github/webhooks.js';
-import { loadConfig, Secret } from '../../../services/runtime/config.js';
 import {
   OWNER,
   REPO,
   REPOSITORY,
   eventTypes,
-  openHarness,
   proposeAcceptance,
   proposeIntake,
   reactorCaughtUp,
@@ -32,53 +22,32 @@ import {
   silentLogger,
   type Harness,
 } from './harness.js';
+import {
+  example,
+  openWebhookWorld,
+  signer,
+  type Json,
+  type WebhookWorld,
+} from './webhook-world.js';
 
-/**
- * The webhook receiver behind the real HTTP server, fed the real example payloads of
- * @octokit/webhooks-examples, patched to the double's repository and objects (both
- * `pull_request.closed` examples have `merged: false`, and there is no `issues.closed`
- * example, so an `issues` example is patched to it) and signed like GitHub signs them.
- */
-const SECRET = 'webhook-secret-for-tests';
-const signer = new Webhooks({ secret: SECRET });
-const examples = createRequire(import.meta.url)(
-  '@octokit/webhooks-examples',
-) as WebhookDefinition[];
-
-type Json = Record<string, unknown>;
-
-const example = (name: string, action?: string): Json => {
-  const definition = examples.find((candidate) => candidate.name === name);
-  const found = definition?.examples.find(
-    (payload) => action === undefined || (payload as { action?: string }).action === action,
-  );
-  if (!found) throw new Error(`no ${name}.${action ?? ''} example in @octokit/webhooks-examples`);
-  return structuredClone(found) as Json;
-};
-
+let world: WebhookWorld;
 let h: Harness;
 let server: RunningHttpServer;
+let deliver: WebhookWorld['deliver'];
+let head: WebhookWorld['head'];
+let repositoryJson: WebhookWorld['repositoryJson'];
+let issueClosedPayload: WebhookWorld['issueClosedPayload'];
+let proposalWithPull: WebhookWorld['proposalWithPull'];
+const pullClosedPayload = (number: number, sender: string): Json =>
+  world.pullPayload(number, sender);
 
 beforeAll(async () => {
-  h = await openHarness('github_webhooks');
-  const receiver = createWebhookReceiver({
-    secret: new Secret(SECRET),
-    repository: REPOSITORY,
-    eventStore: h.eventStore,
-    handlers: h.handlers,
-    logger: silentLogger,
-  });
-  server = await startHttpServer({
-    ...httpSettingsFromConfig(loadConfig({ COGITAVE_HTTP_PORT: '0' })),
-    logger: silentLogger,
-    readiness: [],
-    routes: [receiver.route],
-  });
+  world = await openWebhookWorld('github_webhooks');
+  ({ h, server, deliver, head, repositoryJson, issueClosedPayload, proposalWithPull } = world);
 });
 
 afterAll(async () => {
-  await server.close();
-  await h.close();
+  await world.close();
 });
 
 /**
@@ -111,82 +80,6 @@ const rawPost = (
     req.on('error', reject);
     req.write(init.body);
   });
-
-interface Delivered {
-  readonly status: number;
-  readonly body: Json;
-}
-
-const deliver = async (
-  name: string,
-  payload: Json,
-  options: { id?: string; signature?: string | null } = {},
-): Promise<Delivered> => {
-  const body = JSON.stringify(payload);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'x-github-event': name,
-    'x-github-delivery': options.id ?? randomUUID(),
-    'user-agent': 'GitHub-Hookshot/test',
-  };
-  const signature = options.signature === undefined ? await signer.sign(body) : options.signature;
-  if (signature !== null) headers['x-hub-signature-256'] = signature;
-  const response = await fetch(`${server.url}${WEBHOOK_PATH}`, { method: 'POST', headers, body });
-  return { status: response.status, body: (await response.json()) as Json };
-};
-
-/** The newest position of the whole log: unchanged means nothing was appended anywhere. */
-const head = async (): Promise<Position | undefined> =>
-  (await h.eventStore.readAll({ direction: 'backwards', maxCount: 1 }))[0]?.position;
-
-const repositoryJson = (): Json => ({
-  ...(example('pull_request', 'closed').repository as Json),
-  ...(h.double.getRepository(OWNER, REPO) as unknown as Json),
-});
-
-/** `pull_request.closed` for a pull request of the double, as GitHub would send it. */
-const pullClosedPayload = (number: number, sender: string): Json => {
-  const payload = example('pull_request', 'closed');
-  const pull = h.double.getPullRequest(OWNER, REPO, number) as unknown as Json;
-  return {
-    ...payload,
-    number,
-    pull_request: { ...(payload.pull_request as Json), ...pull },
-    repository: repositoryJson(),
-    sender: h.double.user(sender),
-  };
-};
-
-const issueClosedPayload = (number: number, sender: string): Json => {
-  const payload = example('issues', 'opened');
-  const issue = h.double.getIssue(OWNER, REPO, number) as unknown as Json;
-  return {
-    ...payload,
-    action: 'closed',
-    issue: { ...(payload.issue as Json), ...issue },
-    repository: repositoryJson(),
-    sender: h.double.user(sender),
-  };
-};
-
-/** A request with an intake issue and a draft pull request, opened by the reactor. */
-const proposalWithPull = async (
-  n: number,
-  proposer = 'agent:alpha',
-): Promise<{ requestId: string; proposalId: string; issue: number; pull: number }> => {
-  const requestId = await proposeIntake(h.handlers, n, proposer);
-  const proposalId = await proposeAcceptance(h.handlers, requestId, proposer);
-  const reactor = h.reactor(h.client());
-  reactor.start();
-  await reactorCaughtUp(h, reactor);
-  await reactor.stop();
-  const events = await requestEvents(h, requestId);
-  const issue = events.find((e) => e.type === 'IntakeIssueOpened')?.data as { issueNumber: number };
-  const pull = events.find((e) => e.type === 'ProposalPullRequestOpened')?.data as {
-    pullNumber: number;
-  };
-  return { requestId, proposalId, issue: issue.issueNumber, pull: pull.pullNumber };
-};
 
 describe('GitHub webhooks', () => {
   it('given a proposal pull request merged by a maintainer, when pull_request.closed arrives, then the proposal is approved and the request advanced', async () => {
@@ -458,21 +351,6 @@ describe('GitHub webhooks', () => {
     expect(reactor.status().failures).toEqual([]);
     expect(foldRequestView(await requestEvents(h, requestId))?.stage).toBe('accepted');
     expect(h.double.violations).toEqual([]);
-  });
-
-  it('given a pull request merged by its own proposer, when delivered, then the refusal answers 2xx with the reason and nothing is appended', async () => {
-    const { pull, requestId } = await proposalWithPull(9, 'octocat');
-    h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'octocat' });
-    const before = await head();
-    const id = randomUUID();
-
-    const answer = await deliver('pull_request', pullClosedPayload(pull, 'octocat'), { id });
-
-    expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ status: 'refused', command: 'approveProposal', requestId });
-    expect(String(answer.body.reason)).toContain('cannot approve');
-    expect(await head()).toBe(before);
-    expect(await h.eventStore.readStream(deliveryStreamId(id))).toEqual([]);
   });
 
   it('given a request that is not a signed JSON POST, when it arrives, then it is refused before anything is read', async () => {

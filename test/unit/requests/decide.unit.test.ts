@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { IntakeForm } from '../../../lifecycle/intake-form.js';
 import { decide } from '../../../services/requests/decide.js';
 import {
-  ApproverIsProposer,
+  createPrincipalDirectory,
+  principalTableSchema,
+} from '../../../services/governance/principals.js';
+import {
+  ApprovalNotCounted,
   DefinitionOfDoneUnmet,
   NotRequestOwner,
   ProposalAlreadyPending,
@@ -439,11 +443,32 @@ describe('ApproveProposal', () => {
     ).toThrow(/was already rejected by maintainer:bob/);
   });
 
-  it('given a pending proposal, when its proposer approves it, then ApproverIsProposer (PERMISSION_DENIED)', () => {
+  it('given a pending proposal, when its proposer approves it, then ApprovalNotCounted (PERMISSION_DENIED)', () => {
     const run = () =>
       decide({ type: 'ApproveProposal', input: decision(1, OWNER), meta: meta() }, pending());
-    expect(run).toThrow(ApproverIsProposer);
+    expect(run).toThrow(ApprovalNotCounted);
     expect(run).toThrow(/another maintainer must approve/);
+  });
+
+  it("given a principal table linking the proposer's token to a login, when that login approves, then ApprovalNotCounted names the principal", () => {
+    const principals = createPrincipalDirectory(
+      principalTableSchema.parse({ alice: { tokens: ['alice-agent'], github: ['alice-gh'] } }),
+    );
+    const state = given(
+      requestProposed(),
+      stageAdvanceProposed(1, 'proposed', 'accepted', undefined, 'token:alice-agent'),
+    );
+    const run = () =>
+      decide(
+        { type: 'ApproveProposal', input: decision(1, 'alice-gh'), meta: meta(), principals },
+        state,
+      );
+    expect(run).toThrow(ApprovalNotCounted);
+    expect(run).toThrow(/principal alice/);
+    // Without the table the two identities are different people.
+    expect(
+      decide({ type: 'ApproveProposal', input: decision(1, 'alice-gh'), meta: meta() }, state),
+    ).toHaveLength(2);
   });
 
   it('given a withdrawn request with a pending proposal, when approved, then RequestClosed', () => {

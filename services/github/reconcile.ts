@@ -1,0 +1,104 @@
+import type { RecordedEvent } from '../event-store/types.js';
+import type { StageAdvanceRejected } from '../requests/events.js';
+import type { Logger } from '../runtime/logger.js';
+import { BRANCH_PREFIX, requestFilePath } from './markers.js';
+import type { GitHubOperations } from './operations.js';
+import { foldRequestView, renderRequestFile } from './render.js';
+
+/**
+ * Making the repository agree with the log again after a merge that did not count. The merge
+ * put the proposed stage into `requests/<id>.md` on the base branch while the log ended the
+ * proposal; the reactor
+ *
+ * 1. comments on the merged pull request: who merged, why it does not count, what happens now;
+ * 2. opens a pull request `cogitave/restore-<proposalId>` that puts the file back to what the
+ *    log says (the file of the last approved stage, byte for byte as its own pull request
+ *    wrote it; before any approval, a file saying nothing was approved). Merging it needs no
+ *    four eyes: it changes no stage, the log already holds the truth. Its branch is not a
+ *    proposal branch, so its merge is not a decision.
+ *
+ * Both steps look up before they create, so handling the event again changes nothing.
+ */
+export const restoreBranch = (proposalId: string): string =>
+  `${BRANCH_PREFIX}restore-${proposalId}`;
+
+export const notCountedMarker = (proposalId: string): string =>
+  `<!-- cogitave:not-counted=${proposalId} -->`;
+
+/** The request file as the log has it now. */
+export const renderRecordedRequestFile = (stream: readonly RecordedEvent[]): string | undefined => {
+  const view = foldRequestView(stream);
+  if (!view) return undefined;
+  const last = view.history.at(-1);
+  const approved = last ? view.proposals.get(last.proposalId) : undefined;
+  if (approved) {
+    const then = foldRequestView(stream, approved.revision);
+    if (then) return renderRequestFile(then, approved.data);
+  }
+  return [
+    '---',
+    `id: ${view.requestId}`,
+    `stage: ${view.stage}`,
+    '---',
+    '',
+    `# ${view.requestId}`,
+    '',
+    `**${view.requestId}** is at stage **${view.stage}**: no stage change of it has been approved yet.`,
+    '',
+  ].join('\n');
+};
+
+export interface ReconcileDeps {
+  readonly github: GitHubOperations;
+  readonly logger: Logger;
+  readonly readStream: (streamId: string) => Promise<RecordedEvent[]>;
+}
+
+export const reconcileUncountedMerge = async (
+  deps: ReconcileDeps,
+  event: RecordedEvent,
+  signal: AbortSignal,
+): Promise<void> => {
+  const data = (event as RecordedEvent<string, StageAdvanceRejected['data']>).data;
+  const notCounted = data.mergeNotCounted;
+  if (!notCounted) return;
+  const { requestId, proposalId } = data;
+  const stream = await deps.readStream(event.streamId);
+  const content = renderRecordedRequestFile(stream);
+  if (content === undefined) return;
+  const path = requestFilePath(requestId);
+  const restore = await deps.github.ensureProposalPullRequest(
+    {
+      branch: restoreBranch(proposalId),
+      path,
+      content,
+      commitMessage: `${requestId}: restore ${path} (the merge of #${notCounted.pullNumber} did not count)`,
+      title: `[${requestId}] restore ${path}: the merge of #${notCounted.pullNumber} did not count`,
+      body: [
+        notCountedMarker(proposalId),
+        `#${notCounted.pullNumber} was merged by @${notCounted.mergedBy}, but that merge does not count as an approval, so \`${path}\` on the base branch no longer says what the log records.`,
+        '',
+        data.reason,
+        '',
+        'Merging this pull request puts the file back to the recorded state. It changes no stage and needs no second maintainer.',
+      ].join('\n'),
+      draft: false,
+    },
+    signal,
+  );
+  await deps.github.ensureComment({
+    number: notCounted.pullNumber,
+    marker: notCountedMarker(proposalId),
+    body: [
+      `This merge by @${notCounted.mergedBy} does not count as an approval of \`${proposalId}\`.`,
+      '',
+      data.reason,
+      '',
+      `The proposal has ended (recorded in the log). #${restore.number} restores \`${path}\`; the change can be proposed again for another maintainer to merge.`,
+    ].join('\n'),
+  });
+  deps.logger.info(
+    { requestId, proposalId, pull: notCounted.pullNumber, restore: restore.number },
+    'merge that did not count: commented and restore pull request opened',
+  );
+};

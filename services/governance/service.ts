@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import type { CommandMetadata } from '../commands/metadata.js';
+import { WrongExpectedVersion } from '../event-store/errors.js';
+import type { EventStore } from '../event-store/types.js';
+import type { CommandResult, RequestCommandHandlers } from '../requests/commands.js';
+import { ApprovalNotCounted } from '../requests/errors.js';
+import { requestStreamId, type RequestEvent } from '../requests/events.js';
+import { foldEvents, findProposal, type ProposalState } from '../requests/state.js';
+import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
+import {
+  appendApprovalMode,
+  readApprovalMode,
+  type ApprovalMode,
+  type RecordedApprovalMode,
+} from './approval-mode.js';
+import type { PrincipalDirectory } from './principals.js';
+
+/**
+ * Governance: the one door every decision on a proposal goes through — the GitHub webhook
+ * (a merge or a close), the local approval CLI and the console. It knows the deployment's
+ * approval mode (from the log) and the principals, and hands the Request decider, which applies
+ * four eyes (approval-rules.ts), the principal directory. A merge that may not count ends the
+ * proposal visibly instead of leaving it pending.
+ */
+export interface GovernanceDeps {
+  readonly eventStore: EventStore;
+  readonly handlers: RequestCommandHandlers;
+  readonly principals: PrincipalDirectory;
+  /** What this process's configuration implies; the log's record wins. */
+  readonly configuredMode: ApprovalMode;
+  readonly repository: string | null;
+  readonly clock?: () => Date;
+}
+
+export interface LocalDecision {
+  readonly proposalId: string;
+  readonly decision: 'approve' | 'reject';
+  /** The maintainer deciding: a principal name or a GitHub login. */
+  readonly as: string;
+  readonly reason?: string | undefined;
+}
+
+export interface LocalDecisionResult extends CommandResult {
+  readonly proposal: ProposalState;
+}
+
+export interface MergeInput {
+  readonly requestId: string;
+  readonly proposalId: string;
+  readonly mergedBy: string;
+  readonly pullNumber: number;
+  readonly mergeCommitSha: string | null;
+}
+
+export type MergeOutcome =
+  | (CommandResult & { readonly counted: true })
+  | (CommandResult & { readonly counted: false; readonly reason: string });
+
+export interface GovernanceService {
+  readonly principals: PrincipalDirectory;
+  /** The deployment's approval mode: recorded (or inferred from GitHub activity), else undefined. */
+  recordedMode(): Promise<RecordedApprovalMode | undefined>;
+  /**
+   * At `serve`: records the configured mode if the log has none; refuses (FAILED_PRECONDITION)
+   * when the log says otherwise — changing it is `setMode`, an explicit operator act.
+   */
+  adoptConfiguredMode(): Promise<RecordedApprovalMode>;
+  /** `cogitave approval-mode set`: a maintainer changes the deployment's mode (an event). */
+  setMode(input: {
+    readonly mode: ApprovalMode;
+    readonly as: string;
+    readonly reason?: string | undefined;
+  }): Promise<RecordedApprovalMode>;
+  /** Local approval (CLI, console): refused unless the deployment is in local mode. */
+  decideLocally(input: LocalDecision): Promise<LocalDecisionResult>;
+  /** A merged proposal pull request: approves it, or records that the merge does not count. */
+  applyMerge(input: MergeInput, meta: CommandMetadata): Promise<MergeOutcome>;
+}
+
+const PROPOSAL_ID = /^(req-\d{4}-\d+)-p\d+$/;
+
+const describeMode = (mode: RecordedApprovalMode): string =>
+  mode.source === 'inferred'
+    ? `${mode.mode} (the log shows GitHub issues and pull requests)`
+    : `${mode.mode} (set by ${mode.setBy} at ${mode.at})`;
+
+export const createGovernanceService = (deps: GovernanceDeps): GovernanceService => {
+  const { eventStore, handlers, principals, configuredMode } = deps;
+  const clock = deps.clock ?? (() => new Date());
+
+  const operatorMeta = (actor: string): CommandMetadata => ({
+    commandId: randomUUID(),
+    actor,
+    at: clock().toISOString(),
+  });
+
+  const recordedMode = (): Promise<RecordedApprovalMode | undefined> =>
+    readApprovalMode(eventStore);
+
+  const adoptConfiguredMode = async (): Promise<RecordedApprovalMode> => {
+    for (;;) {
+      const current = await recordedMode();
+      if (current?.source === 'recorded') {
+        if (current.mode === configuredMode) return current;
+        throw new CogitaveError(
+          'FAILED_PRECONDITION',
+          `This deployment's approval mode is ${describeMode(current)}, but this process is configured for ${configuredMode} mode (${configuredMode === 'github' ? 'GitHub credentials are set' : 'no GitHub credentials'}). Configure it for ${current.mode} mode, or change the deployment's mode first: cogitave approval-mode set ${configuredMode} --as <maintainer>.`,
+          { recorded: current.mode, configured: configuredMode },
+        );
+      }
+      if (current?.source === 'inferred' && configuredMode !== 'github') {
+        throw new CogitaveError(
+          'FAILED_PRECONDITION',
+          `This deployment has approved on GitHub (its log records GitHub issues and pull requests), but this process has no GitHub credentials. Configure GitHub, or record the change: cogitave approval-mode set local --as <maintainer>.`,
+          { recorded: 'github', configured: configuredMode },
+        );
+      }
+      try {
+        await appendApprovalMode(
+          eventStore,
+          {
+            mode: configuredMode,
+            previous: null,
+            setBy: 'serve',
+            reason: 'first start of the deployment',
+            repository: configuredMode === 'github' ? deps.repository : null,
+          },
+          null,
+          operatorMeta('system:serve'),
+        );
+      } catch (error) {
+        // Another process recorded it first: read what it recorded.
+        if (!(error instanceof WrongExpectedVersion)) throw error;
+      }
+    }
+  };
+
+  const maintainerOrThrow = (as: string, what: string): void => {
+    const principal = principals.principalOf(`maintainer:${as}`);
+    if (!principal.maintainer) {
+      throw new CogitaveError(
+        'PERMISSION_DENIED',
+        `${as} (principal ${principal.id}) is not a maintainer, so cannot ${what}; maintainers are ${principals.maintainers.join(', ')} (COGITAVE_PRINCIPALS).`,
+        { principal: principal.id },
+      );
+    }
+  };
+
+  const setMode: GovernanceService['setMode'] = async ({ mode, as, reason }) => {
+    maintainerOrThrow(as, 'change the approval mode');
+    const current = await recordedMode();
+    if (current?.mode === mode) {
+      throw new CogitaveError(
+        'FAILED_PRECONDITION',
+        `The approval mode is already ${describeMode(current)}; nothing changed.`,
+        { mode },
+      );
+    }
+    await appendApprovalMode(
+      eventStore,
+      {
+        mode,
+        previous: current?.mode ?? null,
+        setBy: as,
+        reason: reason ?? `set by ${as}`,
+        repository: mode === 'github' ? deps.repository : null,
+      },
+      current?.source === 'recorded' ? current.revision : null,
+      operatorMeta(`maintainer:${as}`),
+    );
+    const after = await recordedMode();
+    if (!after) throw new CogitaveError('INTERNAL', 'the approval mode was not recorded');
+    return after;
+  };
+
+  const decideLocally: GovernanceService['decideLocally'] = async (input) => {
+    const requestId = PROPOSAL_ID.exec(input.proposalId)?.[1];
+    if (requestId === undefined) {
+      throw new InvalidArgument(
+        `"${input.proposalId}" is not a proposal id; they look like req-2026-0001-p1 (see "cogitave proposals list")`,
+      );
+    }
+    // The deployment's mode, not this process's environment, says whether local approval exists.
+    const mode = (await recordedMode()) ?? {
+      mode: configuredMode,
+      source: 'configured' as const,
+    };
+    if (mode.mode === 'github') {
+      throw new CogitaveError(
+        'FAILED_PRECONDITION',
+        `This deployment approves on GitHub${'setBy' in mode ? `: its approval mode is ${describeMode(mode)}` : ''}. Proposals are approved by merging their pull request and rejected by closing it, not from the command line; to switch, a maintainer runs cogitave approval-mode set local --as <maintainer>.`,
+        { mode: mode.mode },
+      );
+    }
+    const history = await eventStore.readStream(requestStreamId(requestId));
+    const state = foldEvents(
+      history.map((event) => ({ type: event.type, data: event.data }) as RequestEvent),
+    );
+    const proposal = findProposal(state, input.proposalId);
+    if (!proposal) {
+      throw new NotFound(
+        `No proposal ${input.proposalId} in request ${requestId}; "cogitave proposals list" shows the pending ones`,
+      );
+    }
+    // The handlers treat deciding again as a no-op; say so instead of reporting a decision.
+    if (proposal.outcome !== 'pending') {
+      throw new CogitaveError(
+        'FAILED_PRECONDITION',
+        `Proposal ${input.proposalId} was already ${proposal.outcome}; nothing changed ("cogitave proposals list" shows the pending ones)`,
+      );
+    }
+    const meta = operatorMeta(`maintainer:${input.as}`);
+    const decision = {
+      requestId,
+      proposalId: input.proposalId,
+      decidedBy: input.as,
+      via: 'local' as const,
+    };
+    const result =
+      input.decision === 'approve'
+        ? await handlers.approveProposal({ ...decision, mergeCommitSha: null }, meta)
+        : await handlers.rejectProposal({ ...decision, reason: input.reason }, meta);
+    return { ...result, proposal };
+  };
+
+  const applyMerge: GovernanceService['applyMerge'] = async (input, meta) => {
+    const decision = {
+      requestId: input.requestId,
+      proposalId: input.proposalId,
+      decidedBy: input.mergedBy,
+      via: 'github' as const,
+    };
+    try {
+      const result = await handlers.approveProposal(
+        {
+          ...decision,
+          mergeCommitSha: input.mergeCommitSha,
+          reason: `pull request #${input.pullNumber} merged`,
+        },
+        meta,
+      );
+      return { ...result, counted: true };
+    } catch (error) {
+      if (!(error instanceof ApprovalNotCounted)) throw error;
+      const { judgement } = error;
+      // The merge happened; it just is not an approval. End the proposal and say why, so the
+      // agent can propose again and the reactor can restore the request file.
+      const reason = `Pull request #${input.pullNumber} was merged by ${input.mergedBy}, but the merge does not count as approval: ${judgement.reason} The proposal has ended; propose the change again for another maintainer to merge.`;
+      const result = await handlers.rejectProposal(
+        {
+          ...decision,
+          reason,
+          mergeNotCounted: {
+            pullNumber: input.pullNumber,
+            mergedBy: input.mergedBy,
+            mergeCommitSha: input.mergeCommitSha,
+            rule: judgement.code,
+            principal: judgement.approver.id,
+          },
+        },
+        meta,
+      );
+      return { ...result, counted: false, reason };
+    }
+  };
+
+  return {
+    principals,
+    recordedMode,
+    adoptConfiguredMode,
+    setMode,
+    decideLocally,
+    applyMerge,
+  };
+};

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldRequestView } from '../../../services/github/render.js';
+import { renderRecordedRequestFile, restoreBranch } from '../../../services/github/reconcile.js';
+import { deliveryStreamId } from '../../../services/github/webhooks.js';
+import {
+  OWNER,
+  REPO,
+  proposeAcceptance,
+  reactorCaughtUp,
+  requestEvents,
+  type Harness,
+} from './harness.js';
+import { openWebhookWorld, type WebhookWorld } from './webhook-world.js';
+
+/**
+ * Four eyes between people, through GitHub: real webhook payloads (signed, over HTTP) against
+ * the GitHub double, with a principal table linking octocat's MCP token to octocat's login and
+ * naming grace the only maintainer besides octocat.
+ */
+const PRINCIPALS = {
+  octocat: { tokens: ['octocat-agent'], github: ['octocat'], maintainer: true },
+  grace: { github: ['grace', 'grace-hopper'], maintainer: true },
+  intern: { github: ['intern-bot'] },
+};
+
+let world: WebhookWorld;
+let h: Harness;
+
+beforeAll(async () => {
+  world = await openWebhookWorld('github_four_eyes', { principals: PRINCIPALS });
+  h = world.h;
+});
+
+afterAll(async () => {
+  await world.close();
+});
+
+const runReactor = async (): Promise<void> => {
+  const reactor = h.reactor(h.client());
+  reactor.start();
+  await reactorCaughtUp(h, reactor);
+  await reactor.stop();
+  expect(reactor.status().failures).toEqual([]);
+};
+
+describe('four eyes compares principals on GitHub', () => {
+  it("given octocat's token proposed, when octocat merges its pull request, then the merge is recorded as not counting, the proposal ends, the PR gets a comment and a restore PR, and the agent can propose again", async () => {
+    const { requestId, proposalId, pull } = await world.proposalWithPull(1, 'token:octocat-agent');
+    const merged = h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'octocat' });
+    const id = randomUUID();
+
+    const answer = await world.deliver('pull_request', world.pullPayload(pull, 'octocat'), { id });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      status: 'not counted',
+      command: 'approveProposal',
+      requestId,
+      proposalId,
+    });
+    expect(String(answer.body.reason)).toContain('principal octocat');
+    const events = await requestEvents(h, requestId);
+    expect(events.map((e) => e.type)).not.toContain('StageAdvanceApproved');
+    expect(events.at(-1)).toMatchObject({
+      type: 'StageAdvanceRejected',
+      metadata: { actor: 'github:octocat' },
+      data: {
+        requestId,
+        proposalId,
+        rejectedBy: 'octocat',
+        via: 'github',
+        mergeNotCounted: {
+          pullNumber: pull,
+          mergedBy: 'octocat',
+          mergeCommitSha: merged.merge_commit_sha,
+          rule: 'own_proposal',
+          principal: 'octocat',
+        },
+      },
+    });
+    expect(await h.eventStore.readStream(deliveryStreamId(id))).toHaveLength(1);
+    const view = foldRequestView(events)!;
+    expect([view.stage, view.proposals.get(proposalId)?.status]).toEqual(['proposed', 'rejected']);
+
+    // The merge put "stage: accepted" on the base branch; the reactor makes it agree again.
+    expect(h.double.listFiles(OWNER, REPO)[`requests/${requestId}.md`]).toContain(
+      'stage: accepted',
+    );
+    await runReactor();
+    const comments = h.double.listComments(OWNER, REPO, pull).map((c) => c.body ?? '');
+    expect(comments.some((body) => body.includes('does not count as an approval'))).toBe(true);
+    const restore = h.double
+      .listPullRequests(OWNER, REPO)
+      .find((p) => p.head.ref === restoreBranch(proposalId))!;
+    expect(restore).toMatchObject({ state: 'open', draft: false });
+    const restored = h.double.listFiles(OWNER, REPO, restoreBranch(proposalId))[
+      `requests/${requestId}.md`
+    ];
+    expect(restored).toBe(renderRecordedRequestFile(events));
+    expect(restored).toContain('stage: proposed');
+
+    // Merging the restore pull request is not a decision: nothing is appended.
+    h.double.mergePullRequest(OWNER, REPO, restore.number, { mergedBy: 'octocat' });
+    const before = await world.head();
+    const restoreAnswer = await world.deliver(
+      'pull_request',
+      world.pullPayload(restore.number, 'octocat'),
+    );
+    expect(restoreAnswer.body.status).toBe('ignored');
+    expect(await world.head()).toBe(before);
+    expect(h.double.listFiles(OWNER, REPO)[`requests/${requestId}.md`]).toBe(restored);
+
+    // Never stuck: the agent proposes again, and another maintainer's merge counts.
+    const again = await proposeAcceptance(h.handlers, requestId, 'token:octocat-agent');
+    expect(again).toBe(`${requestId}-p2`);
+    await runReactor();
+    const second = h.double
+      .listPullRequests(OWNER, REPO)
+      .find((p) => p.head.ref === `cogitave/${again}`)!;
+    h.double.mergePullRequest(OWNER, REPO, second.number, { mergedBy: 'grace-hopper' });
+    const applied = await world.deliver(
+      'pull_request',
+      world.pullPayload(second.number, 'grace-hopper'),
+    );
+    expect(applied.body).toMatchObject({ status: 'applied', proposalId: again });
+    expect(foldRequestView(await requestEvents(h, requestId))?.stage).toBe('accepted');
+    expect(h.double.violations).toEqual([]);
+  });
+
+  it('given maintainers are configured, when someone who is not one merges, then the merge does not count', async () => {
+    const { requestId, proposalId, pull } = await world.proposalWithPull(2, 'token:octocat-agent');
+    h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'intern-bot' });
+
+    const answer = await world.deliver('pull_request', world.pullPayload(pull, 'intern-bot'));
+
+    expect(answer.body).toMatchObject({ status: 'not counted', requestId, proposalId });
+    expect((await requestEvents(h, requestId)).at(-1)?.data).toMatchObject({
+      mergeNotCounted: { rule: 'not_maintainer', principal: 'intern', mergedBy: 'intern-bot' },
+    });
+  });
+
+  it('given a login linked to the same principal as the proposing token, when that other login merges, then it does not count either', async () => {
+    const { requestId, pull } = await world.proposalWithPull(3, 'github:grace');
+    h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'grace-hopper' });
+
+    const answer = await world.deliver('pull_request', world.pullPayload(pull, 'grace-hopper'));
+
+    expect(answer.body).toMatchObject({ status: 'not counted', requestId });
+    expect(String(answer.body.reason)).toContain('principal grace');
+  });
+});
+
+describe('four eyes without a principal table', () => {
+  let plain: WebhookWorld;
+  beforeAll(async () => {
+    plain = await openWebhookWorld('github_four_eyes_plain');
+  });
+  afterAll(async () => {
+    await plain.close();
+  });
+
+  it('given a token named like a GitHub login proposed, when that login merges, then the names are one principal and the merge does not count', async () => {
+    const { requestId, pull } = await plain.proposalWithPull(1, 'token:octocat');
+    plain.h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'octocat' });
+
+    const answer = await plain.deliver('pull_request', plain.pullPayload(pull, 'octocat'));
+
+    expect(answer.body).toMatchObject({ status: 'not counted', requestId });
+    expect(await requestEvents(plain.h, requestId)).not.toContainEqual(
+      expect.objectContaining({ type: 'StageAdvanceApproved' }),
+    );
+  });
+});
