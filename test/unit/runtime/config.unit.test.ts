@@ -341,6 +341,7 @@ describe('describeSettings', () => {
       'CATALOG_DIR',
       'MCP_TOKENS',
       'MCP_TOKENS_FILE',
+      'COGITAVE_PRINCIPALS',
       'MCP_ALLOWED_HOSTS',
       'MCP_ALLOWED_ORIGINS',
       'MCP_PUBLIC_URL',
@@ -363,5 +364,43 @@ describe('describeSettings', () => {
     ]);
     expect(rows.map((row) => row.key).slice(0, 9)).toEqual(Object.keys(DEFAULTS).slice(0, 9));
     for (const row of rows) expect(row.doc.length).toBeGreaterThan(10);
+  });
+});
+
+describe('COGITAVE_PRINCIPALS', () => {
+  it('given a principal table, when loaded, then defaults fill in and the table is kept as given', () => {
+    const config = loadConfig({
+      COGITAVE_PRINCIPALS: JSON.stringify({
+        octocat: { tokens: ['octocat-agent'], github: ['octocat'], maintainer: true },
+        grace: { github: ['grace'] },
+      }),
+    });
+    expect(config.principals).toEqual({
+      octocat: { tokens: ['octocat-agent'], github: ['octocat'], maintainer: true },
+      grace: { tokens: [], github: ['grace'], maintainer: false },
+    });
+  });
+
+  it('given an identity listed under two principals, an unknown key or a bad login, when loaded, then CONFIG_INVALID names the variable and the rule', () => {
+    const twice = configError({
+      COGITAVE_PRINCIPALS: JSON.stringify({
+        a: { github: ['Octocat'] },
+        b: { github: ['octocat'] },
+      }),
+    });
+    const unknownKey = configError({
+      COGITAVE_PRINCIPALS: JSON.stringify({ a: { logins: ['octocat'] } }),
+    });
+    const badLogin = configError({
+      COGITAVE_PRINCIPALS: JSON.stringify({ a: { github: ['-not-a-login'] } }),
+    });
+    const notJson = configError({ COGITAVE_PRINCIPALS: '{octocat' });
+
+    expect(twice.message).toContain(
+      'COGITAVE_PRINCIPALS: GitHub login octocat belongs to both a and b; an identity has one principal',
+    );
+    expect(unknownKey.message).toMatch(/COGITAVE_PRINCIPALS: .*logins/);
+    expect(badLogin.message).toContain('COGITAVE_PRINCIPALS: must be GitHub logins');
+    expect(notJson.message).toContain('COGITAVE_PRINCIPALS: must be a JSON object');
   });
 });
