@@ -35,6 +35,7 @@ export const createGatewayServices = async (app: App): Promise<ComposedGatewaySe
       eventStore: app.eventStore,
       principals: app.governance.principals,
     }),
+    governance: app.governance,
     requestsRead: createRequestsReadService({
       db: app.database.pool,
       eventStore: app.eventStore,

@@ -1,5 +1,6 @@
 import type { ChangeFeed } from '../projections/index.js';
 import type { CatalogReadService } from '../services/catalog/read-service.js';
+import type { GovernanceService } from '../services/governance/service.js';
 import type { GraphQueryService } from '../services/graph-query/service.js';
 import type { NetworksService } from '../services/networks/service.js';
 import type { RequestCommandHandlers } from '../services/requests/commands.js';
@@ -20,6 +21,8 @@ export interface GatewayServices {
   /** The Request commands (propose-only: intake, stage proposals). */
   readonly requests: RequestCommandHandlers;
   readonly requestsRead: RequestsReadService;
+  /** Decisions of people (the console): the deployment's approval mode, principals, four eyes. */
+  readonly governance: Pick<GovernanceService, 'decideLocally' | 'recordedMode'>;
   readonly resources: ResourcesReadService;
   readonly search: SearchService;
   readonly catalog: CatalogReadService;

@@ -9,9 +9,9 @@ import type { ConsoleIdentity } from './session.js';
 /**
  * A maintainer's decisions from the console, in local approval mode: the same commands (and
  * so the same events) as `cogitave proposals approve|reject` and the intake decisions, with
- * the maintainer's identity from their login. Four eyes is the decider's, not ours: the
- * Request decider refuses an approver who made the proposal. In GitHub mode nothing here
- * runs: approval is a merge.
+ * the maintainer's identity from their login. Proposal decisions go through the governance
+ * service like the CLI's: the deployment's recorded approval mode, principals and four eyes
+ * are its, not ours. In GitHub mode nothing here runs: approval is a merge.
  */
 export type ApprovalMode =
   { readonly kind: 'local' } | { readonly kind: 'github'; readonly repository: string };
@@ -78,20 +78,16 @@ export const decide = async (
         `Proposal ${decision.proposalId} is not waiting for a decision on ${requestId} (it was decided already, or never made); nothing changed.`,
       );
     }
-    revision =
-      decision.kind === 'approve'
-        ? (
-            await deps.services.requests.approveProposal(
-              { ...common, proposalId: decision.proposalId, mergeCommitSha: null },
-              meta,
-            )
-          ).revision
-        : (
-            await deps.services.requests.rejectProposal(
-              { ...common, proposalId: decision.proposalId, reason: reasonOf(decision.reason) },
-              meta,
-            )
-          ).revision;
+    // Governance decides: the deployment's recorded mode, principals and four eyes.
+    revision = (
+      await deps.services.governance.decideLocally({
+        proposalId: decision.proposalId,
+        decision: decision.kind,
+        as: identity.decider,
+        actor: identity.actor,
+        reason: decision.kind === 'reject' ? reasonOf(decision.reason) : undefined,
+      })
+    ).revision;
   }
   await deps.services.requestsRead.waitFor(requestId, revision, SHOW_WAIT_MS);
 };

@@ -38,6 +38,8 @@ export interface LocalDecision {
   /** The maintainer deciding: a principal name or a GitHub login. */
   readonly as: string;
   readonly reason?: string | undefined;
+  /** The events' actor (default `maintainer:<as>`; the console passes its login's). */
+  readonly actor?: string | undefined;
 }
 
 export interface LocalDecisionResult extends CommandResult {
@@ -209,7 +211,7 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
         `Proposal ${input.proposalId} was already ${proposal.outcome}; nothing changed ("cogitave proposals list" shows the pending ones)`,
       );
     }
-    const meta = operatorMeta(`maintainer:${input.as}`);
+    const meta = operatorMeta(input.actor ?? `maintainer:${input.as}`);
     const decision = {
       requestId,
       proposalId: input.proposalId,

@@ -262,9 +262,17 @@ const decided = (proposal: ProposalState, requestId: string, attempted: string):
     { requestId, proposalId: proposal.proposalId, outcome: proposal.outcome },
   );
 
-/** The identity that approves, as events name actors: the channel decides the namespace. */
-export const approverIdentity = (input: Pick<ProposalDecisionInput, 'decidedBy' | 'via'>): string =>
-  `${input.via === 'github' ? 'github' : 'maintainer'}:${input.decidedBy}`;
+/**
+ * The identity that approves, as events name actors. A bare name gets its channel's namespace
+ * (a GitHub login, a local maintainer); a name that carries one already (the console records a
+ * token's decisions as `token:<name>`) keeps it, so a token is resolved as that token.
+ */
+export const approverIdentity = (
+  input: Pick<ProposalDecisionInput, 'decidedBy' | 'via'>,
+): string =>
+  input.decidedBy.includes(':')
+    ? input.decidedBy
+    : `${input.via === 'github' ? 'github' : 'maintainer'}:${input.decidedBy}`;
 
 const approveProposal = (
   {

@@ -465,6 +465,18 @@ describe('ApproveProposal', () => {
       );
     expect(run).toThrow(ApprovalNotCounted);
     expect(run).toThrow(/principal alice/);
+    // The console records a token's decision as the token itself: resolved as that token.
+    const byToken = () =>
+      decide(
+        {
+          type: 'ApproveProposal',
+          input: { ...decision(1, 'token:alice-agent'), via: 'local' },
+          meta: meta(),
+          principals,
+        },
+        state,
+      );
+    expect(byToken).toThrow(ApprovalNotCounted);
     // Without the table the two identities are different people.
     expect(
       decide({ type: 'ApproveProposal', input: decision(1, 'alice-gh'), meta: meta() }, state),
