@@ -22,7 +22,12 @@ export {
 export { projectionMigrations, readCheckpoint, type Checkpoint } from './checkpoints.js';
 export { createShadowTables, digestTables, resetProjection, type TableDigest } from './digest.js';
 export { replayProjection, type ReplayOptions, type ReplayResult } from './replay.js';
-export { renderPrometheus, type MetricFamily } from './prometheus.js';
+export {
+  createLabelledCounter,
+  gaugeFamily,
+  renderPrometheus,
+  type MetricFamily,
+} from './prometheus.js';
 export {
   collectionUri,
   getResource,

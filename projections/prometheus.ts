@@ -67,6 +67,38 @@ export const renderPrometheus = (families: readonly MetricFamily[]): string => {
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 };
 
+/** A gauge family of one unlabelled value. */
+export const gaugeFamily = (name: string, help: string, value: number): MetricFamily => ({
+  name,
+  help,
+  type: 'gauge',
+  samples: [{ value }],
+});
+
+/** A counter family keyed by its label values, counted in memory. */
+export interface LabelledCounter {
+  inc(labels: Labels): void;
+  family(): MetricFamily;
+}
+
+export const createLabelledCounter = (name: string, help: string): LabelledCounter => {
+  const counts = new Map<string, { labels: Labels; value: number }>();
+  return {
+    inc: (labels) => {
+      const key = JSON.stringify(Object.entries(labels));
+      const entry = counts.get(key);
+      if (entry) entry.value += 1;
+      else counts.set(key, { labels: { ...labels }, value: 1 });
+    },
+    family: () => ({
+      name,
+      help,
+      type: 'counter',
+      samples: [...counts.values()].map(({ labels, value }) => ({ labels, value })),
+    }),
+  };
+};
+
 /** Cumulative histogram with fixed upper bounds (seconds). */
 export interface Histogram {
   observe(value: number): void;

@@ -17,6 +17,7 @@ import {
   readScopeOf,
 } from '../../services/access/grants.js';
 import { modernDeliveryFor, scopeDelivery } from '../server/subscriptions.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { GatewayServices } from '../services.js';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../server/depth.js';
 import type { HttpRoute, PublicUrls } from './server.js';
@@ -38,6 +39,8 @@ export interface McpEndpointOptions {
   readonly sessions?: SessionLimits;
   /** Bounds of the 2026-07-28 `subscriptions/listen` streams. */
   readonly listen?: ListenLimits;
+  /** Notifications sent on listen streams are counted here. */
+  readonly metrics?: GatewayMetrics;
 }
 
 export interface ListenLimits {
@@ -253,6 +256,13 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
       const scoped = scopeDelivery(readScopeOf(caller.grants), signal, delivery);
       for (const uri of scoped.updated) handler.notify.resourceUpdated(uri);
       if (scoped.listChanged) handler.notify.resourcesChanged();
+      // Counted once per caller that has a stream listening (its bus fans out to them).
+      if ((listening.get(caller.actor) ?? 0) === 0) continue;
+      scoped.updated.forEach(() => {
+        options.metrics?.notificationSent('notifications/resources/updated');
+      });
+      if (scoped.listChanged)
+        options.metrics?.notificationSent('notifications/resources/list_changed');
     }
   });
 

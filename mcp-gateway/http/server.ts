@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  createLabelledCounter,
+  gaugeFamily,
   renderPrometheus,
   type MetricFamily,
   type ProjectionStatus,
@@ -131,13 +133,6 @@ const projectionReport = (status: ProjectionStatus) => ({
 
 const processStart = Date.now() / 1000 - process.uptime();
 
-const gauge = (name: string, help: string, value: number): MetricFamily => ({
-  name,
-  help,
-  type: 'gauge',
-  samples: [{ value }],
-});
-
 /** The usual process_* and nodejs_* basics, read from Node itself (no client library). */
 const processFamilies = (): MetricFamily[] => {
   const cpu = process.cpuUsage();
@@ -149,23 +144,23 @@ const processFamilies = (): MetricFamily[] => {
       type: 'counter',
       samples: [{ value: (cpu.user + cpu.system) / 1e6 }],
     },
-    gauge(
+    gaugeFamily(
       'process_start_time_seconds',
       'Start time of the process since unix epoch in seconds.',
       processStart,
     ),
-    gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', memory.rss),
-    gauge(
+    gaugeFamily('process_resident_memory_bytes', 'Resident memory size in bytes.', memory.rss),
+    gaugeFamily(
       'nodejs_heap_size_total_bytes',
       'Process heap size from Node.js in bytes.',
       memory.heapTotal,
     ),
-    gauge(
+    gaugeFamily(
       'nodejs_heap_size_used_bytes',
       'Process heap size used from Node.js in bytes.',
       memory.heapUsed,
     ),
-    gauge(
+    gaugeFamily(
       'nodejs_external_memory_bytes',
       'Node.js external memory size in bytes.',
       memory.external,
@@ -174,26 +169,11 @@ const processFamilies = (): MetricFamily[] => {
 };
 
 /** Responses by route (its registered path, never the raw one) and status, for /metrics. */
-const createResponseCounter = () => {
-  const counts = new Map<string, { route: string; status: string; value: number }>();
-  return {
-    record: (route: string, status: number): void => {
-      const key = `${route} ${String(status)}`;
-      const entry = counts.get(key);
-      if (entry) entry.value += 1;
-      else counts.set(key, { route, status: String(status), value: 1 });
-    },
-    family: (): MetricFamily => ({
-      name: 'cogitave_http_responses_total',
-      help: 'HTTP responses by route (its registered path; "none" when no route matched) and status.',
-      type: 'counter',
-      samples: [...counts.values()].map(({ route, status, value }) => ({
-        labels: { route, status },
-        value,
-      })),
-    }),
-  };
-};
+const createResponseCounter = () =>
+  createLabelledCounter(
+    'cogitave_http_responses_total',
+    'HTTP responses by route (its registered path; "none" when no route matched) and status.',
+  );
 
 const OPS_ROUTE: Pick<HttpRoute, 'methods' | 'hosts'> = {
   methods: ['GET'],
@@ -327,7 +307,7 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
     const path = url.pathname;
     const route = findRoute(path);
     res.once('finish', () => {
-      responses.record(route?.path ?? 'none', res.statusCode);
+      responses.inc({ route: route?.path ?? 'none', status: String(res.statusCode) });
     });
     const edge = decideEdge(
       { host: req.headers.host, origin: req.headers.origin },

@@ -6,6 +6,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { ChangeSignal } from '../../projections/change-feed.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
+import type { GatewayMetrics } from '../metrics.js';
 import type { GatewayServices } from '../services.js';
 import { readScopeOf, type ReadScope } from '../../services/access/grants.js';
 import { indexExtension, type GatewayExtension } from './extension.js';
@@ -35,6 +36,8 @@ export interface McpGatewayOptions {
   readonly version: string;
   /** Served beside the registry (the conformance harness's fixtures); the product has none. */
   readonly extension?: GatewayExtension;
+  /** Tool calls and notifications are counted here for /metrics. */
+  readonly metrics?: GatewayMetrics;
 }
 
 export interface CreateServerOptions {
@@ -96,7 +99,11 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         },
         instructions: SERVER_INSTRUCTIONS,
       },
-      { logger, era: serverOptions.era },
+      {
+        logger,
+        era: serverOptions.era,
+        onNotification: (method) => options.metrics?.notificationSent(method),
+      },
     );
 
     server.setRequestHandler('tools/list', (request) => {
@@ -121,6 +128,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         caller,
         logger,
         signal: ctx.mcpReq.signal,
+        metrics: options.metrics,
         progress: async (progress, total, message) => {
           if (progressToken === undefined) return;
           await ctx.mcpReq.notify({

@@ -108,22 +108,30 @@ export const withLegacyErrorCodes = (message: JSONRPCMessage): JSONRPCMessage =>
 export class GatewayServer extends Server {
   readonly #logger: Logger | undefined;
   readonly #legacy: boolean;
+  readonly #onNotification: ((method: string) => void) | undefined;
 
   constructor(
     info: ConstructorParameters<typeof Server>[0],
     options: ServerOptions,
-    served: { readonly logger: Logger; readonly era: 'legacy' | 'modern' },
+    served: {
+      readonly logger: Logger;
+      readonly era: 'legacy' | 'modern';
+      /** Told the method of every notification sent (for /metrics). */
+      readonly onNotification?: (method: string) => void;
+    },
   ) {
     super(info, options);
     this.#logger = served.logger;
     this.#legacy = served.era === 'legacy';
+    this.#onNotification = served.onNotification;
   }
 
   override async connect(transport: Transport): Promise<void> {
-    if (this.#legacy) {
-      const send = transport.send.bind(transport);
-      transport.send = (message, options) => send(withLegacyErrorCodes(message), options);
-    }
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if ('method' in message && !('id' in message)) this.#onNotification?.(message.method);
+      return send(this.#legacy ? withLegacyErrorCodes(message) : message, options);
+    };
     await super.connect(transport);
   }
 

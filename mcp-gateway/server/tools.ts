@@ -3,6 +3,7 @@ import type { Logger } from '../../services/runtime/logger.js';
 import { mapDatabaseError } from '../../services/database/transient.js';
 import { isCogitaveError } from '../../services/runtime/errors.js';
 import { runTool, type Caller, type ToolContext, type ToolDefinition } from '../registry.js';
+import type { GatewayMetrics, ToolOutcome } from '../metrics.js';
 import type { GatewayServices } from '../services.js';
 import { toolIcons, type IconEntry } from './icons.js';
 import { toJsonSchema, type ObjectJsonSchema } from './schemas.js';
@@ -58,6 +59,8 @@ export interface ToolCallEnvironment {
   readonly progress: ToolContext['progress'];
   /** Sends a `notifications/message` to the client (respects `logging/setLevel`). */
   readonly log: (level: 'warning' | 'error', data: unknown) => Promise<void>;
+  /** Counts the call by outcome and times it, for /metrics. */
+  readonly metrics?: GatewayMetrics | undefined;
 }
 
 const errorText = (text: string): ToolCallResult => ({
@@ -75,6 +78,24 @@ export const callTool = async (
   rawArgs: unknown,
   env: ToolCallEnvironment,
 ): Promise<ToolCallResult> => {
+  const started = performance.now();
+  let outcome: ToolOutcome = 'ok';
+  try {
+    const result = await answerToolCall(tool, rawArgs, env);
+    if (result.isError === true)
+      outcome = result.internal === true ? 'internal_error' : 'tool_error';
+    if (result.internal === true) delete result.internal;
+    return result;
+  } finally {
+    env.metrics?.toolCall(tool.definition.name, outcome, (performance.now() - started) / 1000);
+  }
+};
+
+const answerToolCall = async (
+  tool: PreparedTool,
+  rawArgs: unknown,
+  env: ToolCallEnvironment,
+): Promise<ToolCallResult & { internal?: boolean }> => {
   const { definition } = tool;
   let parsedArgs: unknown;
   try {
@@ -116,8 +137,11 @@ export const callTool = async (
       'tool call failed',
     );
     await env.log('error', { tool: definition.name, correlationId }).catch(() => undefined);
-    return errorText(
-      `internal error (correlation id ${correlationId}); the operator can find it in the server log`,
-    );
+    return {
+      ...errorText(
+        `internal error (correlation id ${correlationId}); the operator can find it in the server log`,
+      ),
+      internal: true,
+    };
   }
 };

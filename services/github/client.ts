@@ -71,6 +71,8 @@ export interface GitHubClientStats {
   alreadyExists: number;
   /** Objects a look-up found after a create had failed: twins avoided. */
   foundAfterFailedCreate: number;
+  /** `x-ratelimit-remaining` of the newest answer that carried it; undefined before any. */
+  rateLimitRemaining?: number;
 }
 
 export interface GitHubClient {
@@ -201,7 +203,14 @@ export const createGitHubClient = (options: GitHubClientOptions): GitHubClient =
   // Registered last, so it is the outermost wrapper: one call per operation, retries inside.
   octokit.hook.wrap('request', async (request, requestOptions) => {
     stats.operations += 1;
-    return request(requestOptions);
+    try {
+      const response = await request(requestOptions);
+      recordRateLimit(stats, response.headers);
+      return response;
+    } catch (error) {
+      recordRateLimit(stats, (error as ErrorShape | undefined)?.response?.headers);
+      throw error;
+    }
   });
   return { octokit, stats, timeScaleMs };
 };
@@ -215,6 +224,16 @@ interface ErrorShape {
   message?: unknown;
   response?: { headers?: Record<string, string | undefined>; data?: unknown };
 }
+
+/** Keeps the quota GitHub says is left (every REST answer, errors included, carries it). */
+const recordRateLimit = (
+  stats: GitHubClientStats,
+  headers: Record<string, string | number | undefined> | undefined,
+): void => {
+  const remaining = Number(headers?.['x-ratelimit-remaining']);
+  if (headers?.['x-ratelimit-remaining'] !== undefined && Number.isFinite(remaining))
+    stats.rateLimitRemaining = remaining;
+};
 
 export const githubStatus = (error: unknown): number | undefined => {
   const status = (error as ErrorShape | undefined)?.status;

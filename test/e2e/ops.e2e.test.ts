@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../services/database/database.js';
 import { migrate } from '../../services/database/migrate.js';
@@ -388,6 +390,52 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
     const exposition = await metrics(url);
     expectCaughtUpMetrics(exposition, log.count);
     expectProcessMetrics(exposition, startedBefore);
+  });
+
+  it('given MCP traffic, when /metrics is read, then tool calls by tool and outcome with latency, open sessions, listen streams and HTTP responses by route are there', async () => {
+    const client = new Client({ name: 'ops-metrics', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    try {
+      await client.callTool({ name: 'describe_schema', arguments: {} });
+      await client.callTool({ name: 'describe_schema', arguments: {} });
+      const refused = await client.callTool({ name: 'get_request', arguments: {} });
+      expect(refused.isError).toBe(true);
+      const progress: number[] = [];
+      await client.callTool(
+        { name: 'query_graph', arguments: { query: 'MATCH (r:Request) RETURN count(*) AS n' } },
+        undefined,
+        { onprogress: (update) => progress.push(update.progress) },
+      );
+      expect(progress).toEqual([0, 1, 2, 3]);
+
+      const exposition = await metrics(url);
+      const ok = { tool: 'describe_schema', outcome: 'ok' };
+      expect(sampleValue(exposition, 'cogitave_mcp_tool_calls_total', ok)).toBe(2);
+      expect(
+        sampleValue(exposition, 'cogitave_mcp_tool_calls_total', {
+          tool: 'get_request',
+          outcome: 'tool_error',
+        }),
+      ).toBe(1);
+      expect(exposition.types.get('cogitave_mcp_tool_call_duration_seconds')).toBe('histogram');
+      expect(
+        sampleValue(exposition, 'cogitave_mcp_tool_call_duration_seconds_count', {
+          tool: 'describe_schema',
+        }),
+      ).toBe(2);
+      expect(sampleValue(exposition, 'cogitave_mcp_sessions_open')).toBe(1);
+      expect(sampleValue(exposition, 'cogitave_mcp_listen_streams_open')).toBe(0);
+      expect(
+        sampleValue(exposition, 'cogitave_http_responses_total', { route: '/mcp', status: '200' }),
+      ).toBeGreaterThanOrEqual(4);
+      expect(
+        sampleValue(exposition, 'cogitave_mcp_notifications_sent_total', {
+          method: 'notifications/progress',
+        }),
+      ).toBe(4);
+    } finally {
+      await client.close();
+    }
   });
 
   it('given /metrics, when asked with HEAD or another method, then HEAD answers headers only and POST answers 405 naming GET, HEAD and OPTIONS', async () => {

@@ -8,7 +8,9 @@ import type { ReadinessCheck } from '../../../mcp-gateway/http/server.js';
 import { createWebConsole, type AuditSources } from '../../../mcp-gateway/console/index.js';
 import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
+import { createGatewayMetrics } from '../../../mcp-gateway/metrics.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
+import { gaugeFamily, renderPrometheus } from '../../../projections/index.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/registry.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import type { App } from '../../app.js';
@@ -59,11 +61,13 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
   const { config, logger, github } = app;
   const version = readPackageInfo().version;
   const composed = await createGatewayServices(app);
+  const metrics = createGatewayMetrics();
   const gateway = createMcpGateway({
     tools: ALL_TOOLS,
     services: composed.services,
     logger,
     version,
+    metrics,
   });
   const readiness: ReadinessCheck[] = options.standalone
     ? [
@@ -91,6 +95,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     services: composed.services,
     auth,
     logger,
+    metrics,
     ...endpointLimitsFromConfig(config),
   });
   // The read-only REST surface and llms.txt answer the same callers as /mcp.
@@ -122,6 +127,25 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     ],
     announce: (urls) => webConsole.announce(urls),
     readiness,
+    metrics: () =>
+      renderPrometheus([
+        ...metrics.families(),
+        gaugeFamily(
+          'cogitave_mcp_sessions_open',
+          'MCP 2025-11-25 sessions open in this process.',
+          endpoint.sessions.count,
+        ),
+        gaugeFamily(
+          'cogitave_mcp_session_streams_open',
+          'SSE streams open across the 2025-11-25 sessions (GET streams and streamed answers).',
+          endpoint.sessions.openStreams,
+        ),
+        gaugeFamily(
+          'cogitave_mcp_listen_streams_open',
+          'MCP 2026-07-28 subscriptions/listen streams open in this process.',
+          endpoint.listenStreams,
+        ),
+      ]),
     describe: {
       ...describe,
       ...(github ? { webhooks: `github ${github.settings.repository}` } : {}),

@@ -1,3 +1,4 @@
+import { gaugeFamily, renderPrometheus } from '../../../projections/index.js';
 import type { App } from '../../app.js';
 import type { ServedPart } from './parts.js';
 
@@ -27,6 +28,42 @@ export const reactorPart = (app: App): ServedPart => {
         probe: () => Promise.resolve(github.reactor.status().state !== 'stopped'),
       },
     ],
+    metrics: () => {
+      const status = github.reactor.status();
+      const remaining = github.client.stats.rateLimitRemaining;
+      return renderPrometheus([
+        {
+          name: 'cogitave_github_reactor_events_handled_total',
+          help: 'Events the GitHub reactor handled (or skipped) since start.',
+          type: 'counter',
+          samples: [{ value: status.handled }],
+        },
+        gaugeFamily(
+          'cogitave_github_reactor_caught_up',
+          '1 when the GitHub reactor has handled every event in the log (its queue is empty).',
+          status.caughtUp ? 1 : 0,
+        ),
+        gaugeFamily(
+          'cogitave_github_reactor_retrying',
+          'Attempts so far at the event the reactor is retrying; 0 when none is.',
+          status.retrying?.attempt ?? 0,
+        ),
+        gaugeFamily(
+          'cogitave_github_reactor_failures',
+          'Events the reactor gave up on (listed in /readyz and github_reactor.failures).',
+          status.failures.length,
+        ),
+        ...(remaining === undefined
+          ? []
+          : [
+              gaugeFamily(
+                'cogitave_github_rate_limit_remaining',
+                "GitHub's x-ratelimit-remaining on its newest answer.",
+                remaining,
+              ),
+            ]),
+      ]);
+    },
     describe: { approvals: `github ${github.settings.repository}` },
     start: () => {
       github.reactor.start();

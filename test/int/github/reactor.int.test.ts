@@ -40,9 +40,14 @@ describe('GitHub reactor', () => {
 
   it('given an intake, when the reactor runs, then exactly one issue with marker and labels is opened and recorded', async () => {
     requestId = await proposeIntake(h.handlers, 1);
-    const reactor = h.reactor(h.client());
+    const client = h.client();
+    expect(client.stats.rateLimitRemaining).toBeUndefined();
+    const reactor = h.reactor(client);
     reactor.start();
     await reactorCaughtUp(h, reactor);
+    // The quota GitHub reported on its newest answer, as /metrics shows it.
+    expect(client.stats.rateLimitRemaining).toBeGreaterThan(0);
+    expect(client.stats.rateLimitRemaining).toBeLessThan(5000);
 
     const issues = h.double.listIssues(OWNER, REPO);
     expect(issues).toHaveLength(1);
