@@ -29,7 +29,7 @@ import {
   type GetRequestResult,
   type RequestSummary,
 } from './pages/requests.js';
-import { createResourceBrowser, createToolReader, type ToolReader } from './reads.js';
+import { createToolReader, type ToolReader } from './reads.js';
 import {
   readCookie,
   SESSION_COOKIE,
@@ -94,7 +94,6 @@ const loadBoard = async (
 
 export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
   const read = createToolReader(deps.services, deps.tools);
-  const browse = createResourceBrowser(deps.services);
   const { sessions } = deps;
 
   const secureCookies = (route: RouteContext): boolean => route.urls.base.protocol === 'https:';
@@ -280,7 +279,7 @@ export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
     if (first === 'requests' && second !== undefined && third === undefined)
       return requestPage(request, second);
     if (first === 'docs' && second === undefined) {
-      sendHtml(res, 200, await renderDocs(request, read, browse));
+      sendHtml(res, 200, await renderDocs(request, read));
       return;
     }
     if (first === 'docs' && second !== undefined && third === undefined) {

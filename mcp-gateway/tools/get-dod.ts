@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { dodFor, type RequestFacts } from '../../lifecycle/dod.js';
+import { pendingProposalOf } from '../../services/requests/fold.js';
+import { factsOf, lifecycleView } from '../../services/requests/state.js';
 import { STAGES, type Stage } from '../../lifecycle/stages.js';
 import { proposableStages } from '../../lifecycle/validate.js';
-import type { RequestState } from '../../services/requests/read-service.js';
 import { defineTool, READ_ONLY } from '../registry.js';
 import { requestIdArg, stageSchema } from './get-request.js';
 
@@ -48,19 +49,6 @@ type Output = z.infer<typeof output>;
 /** The structured result (the console renders it). */
 export type GetDodOutput = Output;
 
-const factsOf = (state: RequestState): RequestFacts => ({
-  intake: {
-    title: state.title,
-    problem: state.problem,
-    product: state.product,
-    requester: state.requester,
-    acceptanceCriteria: state.acceptanceCriteria,
-    links: state.links,
-    priority: state.priority,
-  },
-  evidence: state.evidence,
-});
-
 const NOTE_CATALOGUE =
   'Each checklist must hold to LEAVE its stage forward. Attach what an item asks for as advance_stage evidence (keys such as specLink, testPlan, rollbackPlan, checks, criteria, links, verification).';
 const NOTE_REQUEST =
@@ -103,26 +91,14 @@ export const getDodTool = defineTool({
     const facts = factsOf(state);
     const stage = args.stage ?? state.stage;
     const list = checklist(stage, facts);
-    const pending = state.pendingProposal;
+    const pending = pendingProposalOf(state);
+    const view = lifecycleView(state);
     return {
       request_id: state.requestId,
       current_stage: state.stage,
       stages: [list],
       all_met: list.items.every((item) => item.met === true),
-      next_stages: proposableStages({
-        stage: state.stage,
-        facts,
-        owners: [state.proposedBy, state.requester],
-        resumeStage: state.resumeStage,
-        pendingProposal: pending
-          ? {
-              proposalId: pending.proposalId,
-              toStage: pending.toStage,
-              evidence: pending.evidence,
-              proposedBy: pending.proposedBy,
-            }
-          : null,
-      }),
+      next_stages: view ? proposableStages(view) : [],
       note: pending
         ? `${NOTE_REQUEST} Proposal ${pending.proposalId} (to "${pending.toStage}") is pending: no other proposal is accepted until it is decided.`
         : NOTE_REQUEST,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { requireProduct } from '../../services/access/grants.js';
-import type { RequestState } from '../../services/requests/read-service.js';
+import { requestDocument, type RequestState } from '../../services/requests/read-service.js';
 import { InvalidArgument } from '../../services/runtime/errors.js';
 import { defineTool, READ_ONLY } from '../registry.js';
 import { stageSchema } from './get-request.js';
@@ -122,25 +122,28 @@ const decodeCursor = (args: Args, cursor: string): string => {
   return parsed.data.after;
 };
 
-const summary = (state: RequestState): z.infer<typeof summarySchema> => ({
-  request_id: state.requestId,
-  uri: state.uri,
-  title: state.title,
-  product: state.product,
-  requester: state.requester,
-  priority: state.priority,
-  stage: state.stage,
-  status: state.status,
-  pending_proposal: state.pendingProposal
-    ? {
-        proposal_id: state.pendingProposal.proposalId,
-        to_stage: state.pendingProposal.toStage,
-        pull_url: state.pendingProposal.pullUrl,
-      }
-    : null,
-  intake_issue_url: state.intakeIssue?.url ?? null,
-  updated_at: state.updatedAt,
-});
+const summary = (state: RequestState): z.infer<typeof summarySchema> => {
+  const { uri, pendingProposal } = requestDocument(state);
+  return {
+    request_id: state.requestId,
+    uri,
+    title: state.title,
+    product: state.product,
+    requester: state.requester,
+    priority: state.priority,
+    stage: state.stage,
+    status: state.status,
+    pending_proposal: pendingProposal
+      ? {
+          proposal_id: pendingProposal.proposalId,
+          to_stage: pendingProposal.toStage,
+          pull_url: pendingProposal.pullUrl,
+        }
+      : null,
+    intake_issue_url: state.intakeIssue?.url ?? null,
+    updated_at: state.updatedAt,
+  };
+};
 
 export const listRequestsTool = defineTool({
   name: 'list_requests',

@@ -84,7 +84,7 @@ export const requestIntakeTool = defineTool({
       request_id: requestId,
       stage: 'proposed' as const,
       status: 'draft' as const,
-      uri: state.uri,
+      uri: services.requestsRead.uriOf(requestId),
       // Opened by the reactor after this answer; get_request shows it then.
       github: { issue_url: null },
       request: documentOf(state),

@@ -7,7 +7,14 @@ import type {
   RequestLink,
 } from '../../services/requests/events.js';
 import type { Evidence } from '../../lifecycle/evidence.js';
-import { summarize, type RequestState, type RequestStatus } from './state.js';
+import type { ProposalRecord } from '../../services/requests/fold.js';
+import {
+  pendingDocument,
+  requestUri,
+  summarize,
+  type RequestState,
+  type RequestStatus,
+} from './state.js';
 
 /** A `read_model.requests` row as `pg` returns it (and, with ISO strings, as it is written). */
 export interface RequestRow {
@@ -33,6 +40,7 @@ export interface RequestRow {
   pending_pr_number: number | null;
   pending_pr_url: string | null;
   evidence: unknown;
+  proposals: unknown;
   intake_repository: string | null;
   intake_issue_number: number | null;
   intake_issue_url: string | null;
@@ -68,6 +76,7 @@ export const REQUEST_COLUMNS = [
   'pending_pr_number',
   'pending_pr_url',
   'evidence',
+  'proposals',
   'intake_repository',
   'intake_issue_number',
   'intake_issue_url',
@@ -83,10 +92,10 @@ const iso = (value: Date | string): string =>
   (value instanceof Date ? value : new Date(value)).toISOString();
 
 export const toRequestRow = (state: RequestState): RequestRow => {
-  const pending = state.pendingProposal;
+  const pending = pendingDocument(state);
   return {
     request_id: state.requestId,
-    uri: state.uri,
+    uri: requestUri(state.requestId),
     title: state.title,
     problem: state.problem,
     product: state.product,
@@ -107,6 +116,7 @@ export const toRequestRow = (state: RequestState): RequestRow => {
     pending_pr_number: pending?.pullNumber ?? null,
     pending_pr_url: pending?.pullUrl ?? null,
     evidence: state.evidence,
+    proposals: state.proposals,
     intake_repository: state.intakeIssue?.repository ?? null,
     intake_issue_number: state.intakeIssue?.number ?? null,
     intake_issue_url: state.intakeIssue?.url ?? null,
@@ -119,10 +129,10 @@ export const toRequestRow = (state: RequestState): RequestRow => {
   };
 };
 
-// Rows are only ever written from a state, so the text columns hold valid stages etc.
+// Rows are only ever written from a record, so the text columns hold valid stages etc.; the
+// pending_* columns repeat the pending proposal for SQL readers and are not read back.
 export const fromRequestRow = (row: RequestRow): RequestState => ({
   requestId: row.request_id,
-  uri: row.uri,
   title: row.title,
   problem: row.problem,
   product: row.product,
@@ -130,23 +140,12 @@ export const fromRequestRow = (row: RequestRow): RequestState => ({
   priority: row.priority as Priority,
   acceptanceCriteria: row.acceptance_criteria as AcceptanceCriterion[],
   links: row.links as RequestLink[],
+  proposedBy: row.proposed_by,
   stage: row.stage as Stage,
   status: row.status as RequestStatus,
   resumeStage: row.resume_stage as Stage | null,
-  pendingProposal:
-    row.pending_proposal_id === null
-      ? null
-      : {
-          proposalId: row.pending_proposal_id,
-          fromStage: row.pending_from_stage as Stage,
-          toStage: row.pending_to_stage as Stage,
-          proposedBy: row.pending_proposed_by ?? '',
-          proposedAt: row.pending_proposed_at === null ? '' : iso(row.pending_proposed_at),
-          rationale: row.pending_rationale ?? '',
-          evidence: row.pending_evidence as Evidence,
-          pullNumber: row.pending_pr_number,
-          pullUrl: row.pending_pr_url,
-        },
+  proposals: row.proposals as ProposalRecord[],
+  pendingProposalId: row.pending_proposal_id,
   evidence: row.evidence as Evidence,
   intakeIssue:
     row.intake_issue_number === null
@@ -156,7 +155,6 @@ export const fromRequestRow = (row: RequestRow): RequestState => ({
           number: row.intake_issue_number,
           url: row.intake_issue_url ?? '',
         },
-  proposedBy: row.proposed_by,
   closedReason: row.closed_reason,
   createdAt: iso(row.created_at),
   updatedAt: iso(row.updated_at),

@@ -1,24 +1,21 @@
-import type { Stage } from '../../lifecycle/stages.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import { MAX_READ_COUNT } from '../event-store/validation.js';
-import { foldRequestView, summariseEvidence } from './render.js';
+import type { ProposalRecord, RequestRecord } from '../requests/fold.js';
+import { foldRequestStream, isAbandoned, summariseEvidence } from './render.js';
 
 /**
  * Local approval mode (no GitHub configured): the proposals waiting for a maintainer. Until the
  * requests projection exists this reads the log filtered to request streams and folds each
  * stream; it is an operator command, not a read path of the gateway.
  */
-export interface PendingProposal {
-  readonly requestId: string;
-  readonly title: string;
-  readonly proposalId: string;
-  readonly fromStage: Stage;
-  readonly toStage: Stage;
-  readonly proposedBy: string;
-  readonly proposedAt: string;
-  readonly rationale: string;
-  readonly evidence: string;
-}
+export type PendingProposal = Pick<RequestRecord, 'requestId' | 'title'> &
+  Pick<
+    ProposalRecord,
+    'proposalId' | 'fromStage' | 'toStage' | 'proposedBy' | 'proposedAt' | 'rationale'
+  > & {
+    /** The evidence in a few words (`summariseEvidence`). */
+    readonly evidence: string;
+  };
 
 const readRequestLog = async (eventStore: EventStore): Promise<Map<string, RecordedEvent[]>> => {
   const streams = new Map<string, RecordedEvent[]>();
@@ -40,25 +37,27 @@ const readRequestLog = async (eventStore: EventStore): Promise<Map<string, Recor
   }
 };
 
+/** What the list shows of a proposal: all but its record keeping. */
+const withoutRecordKeeping = ({
+  revision: _revision,
+  pullRequest: _pullRequest,
+  outcome: _outcome,
+  decision: _decision,
+  ...shown
+}: ProposalRecord) => shown;
+
 /** Pending proposals of active requests, oldest first. */
 export const listPendingProposals = async (eventStore: EventStore): Promise<PendingProposal[]> => {
   const pending: PendingProposal[] = [];
   for (const events of (await readRequestLog(eventStore)).values()) {
-    const view = foldRequestView(events);
-    if (!view || view.status !== 'active') continue;
-    for (const proposal of view.proposals.values()) {
-      if (proposal.status !== 'pending') continue;
-      pending.push({
-        requestId: view.requestId,
-        title: view.title,
-        proposalId: proposal.data.proposalId,
-        fromStage: proposal.data.fromStage,
-        toStage: proposal.data.toStage,
-        proposedBy: proposal.data.proposedBy,
-        proposedAt: proposal.at,
-        rationale: proposal.data.rationale,
-        evidence: summariseEvidence(proposal.data.evidence, view.acceptanceCriteria.length),
-      });
+    const view = foldRequestStream(events);
+    if (!view || isAbandoned(view)) continue;
+    const { requestId, title } = view;
+    for (const proposal of view.proposals) {
+      if (proposal.outcome !== 'pending') continue;
+      const { evidence, ...shown } = withoutRecordKeeping(proposal);
+      const summary = summariseEvidence(evidence, view.acceptanceCriteria.length);
+      pending.push({ requestId, title, ...shown, evidence: summary });
     }
   }
   return pending.sort((a, b) => a.proposedAt.localeCompare(b.proposedAt));

@@ -26,9 +26,11 @@ import type { Leadership, Lease } from './leadership.js';
 import { proposalBranch, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
 import { reconcileUncountedMerge } from './reconcile.js';
+import { findProposal } from '../requests/fold.js';
 import {
-  foldRequestView,
+  foldRequestStream,
   intakeIssueTitle,
+  isAbandoned,
   proposalPullTitle,
   renderIntakeIssueBody,
   renderProposalPullBody,
@@ -186,7 +188,7 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
 
   const onRequestProposed = async (event: RecordedEvent, signal: AbortSignal): Promise<void> => {
     const { requestId } = (event as RecordedEvent<string, RequestProposed['data']>).data;
-    const view = foldRequestView(await eventStore.readStream(event.streamId));
+    const view = foldRequestStream(await eventStore.readStream(event.streamId));
     if (!view) throw new PermanentReactorError(`stream ${event.streamId} has no RequestProposed`);
     if (view.intakeIssue) return; // recorded already: a replay from an older checkpoint
     const record = async (issue: { number: number; url: string }): Promise<void> => {
@@ -199,15 +201,15 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
         // Rejected (issue closed as not planned, applied by webhook) or withdrawn before we
         // recorded the issue: the decision stands and the refusal is expected.
         if (classify(error) !== 'permanent') throw error;
-        const after = foldRequestView(await eventStore.readStream(event.streamId));
-        if (after?.status === 'active') throw error;
+        const after = foldRequestStream(await eventStore.readStream(event.streamId));
+        if (after && !isAbandoned(after)) throw error;
         logger.info(
           { requestId, issue: issue.number, reason: describeError(error) },
           'request closed before its intake issue was recorded',
         );
       }
     };
-    if (view.status !== 'active') {
+    if (isAbandoned(view)) {
       // Closed before we got here: record an issue that exists, never open one now.
       const found = await github.findIntakeIssue(requestId);
       if (found) await record(found);
@@ -232,9 +234,9 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
     const proposal = (event as RecordedEvent<string, StageAdvanceProposed['data']>).data;
     const { requestId, proposalId } = proposal;
     const stream = await eventStore.readStream(event.streamId);
-    const now = foldRequestView(stream);
-    const then = foldRequestView(stream, event.revision);
-    const known = now?.proposals.get(proposalId);
+    const now = foldRequestStream(stream);
+    const then = foldRequestStream(stream, event.revision);
+    const known = now && findProposal(now, proposalId);
     if (!now || !then || !known) {
       throw new PermanentReactorError(`proposal ${proposalId} is not in ${event.streamId}`);
     }
@@ -250,16 +252,16 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
         // A merge or close can be applied (by webhook, resolved by branch name) before we get
         // to record the pull request; the decision stands and the refusal is expected.
         if (classify(error) !== 'permanent') throw error;
-        const after = foldRequestView(await eventStore.readStream(event.streamId));
-        const decided = after?.proposals.get(proposalId)?.status !== 'pending';
-        if (!decided && after.status === 'active') throw error;
+        const after = foldRequestStream(await eventStore.readStream(event.streamId));
+        const decided = (after && findProposal(after, proposalId))?.outcome !== 'pending';
+        if (!decided && after && !isAbandoned(after)) throw error;
         logger.info(
           { requestId, proposalId, pull: pull.number, reason: describeError(error) },
           'proposal decided before its pull request was recorded',
         );
       }
     };
-    if (known.status !== 'pending' || now.status !== 'active') {
+    if (known.outcome !== 'pending' || isAbandoned(now)) {
       // Decided (or the request ended) before we got here: record a pull request that exists
       // (a merge can arrive before we recorded it), never open one now.
       const pull = await github.findPullRequest(branch);

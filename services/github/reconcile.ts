@@ -3,7 +3,7 @@ import type { StageAdvanceRejected } from '../requests/events.js';
 import type { Logger } from '../runtime/logger.js';
 import { BRANCH_PREFIX, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
-import { foldRequestView, renderRequestFile } from './render.js';
+import { foldRequestStream, renderRequestFile } from './render.js';
 
 /**
  * Making the repository agree with the log again after a merge that did not count. The merge
@@ -27,13 +27,12 @@ export const notCountedMarker = (proposalId: string): string =>
 
 /** The request file as the log has it now. */
 export const renderRecordedRequestFile = (stream: readonly RecordedEvent[]): string | undefined => {
-  const view = foldRequestView(stream);
+  const view = foldRequestStream(stream);
   if (!view) return undefined;
-  const last = view.history.at(-1);
-  const approved = last ? view.proposals.get(last.proposalId) : undefined;
+  const approved = view.proposals.filter((proposal) => proposal.outcome === 'approved').at(-1);
   if (approved) {
-    const then = foldRequestView(stream, approved.revision);
-    if (then) return renderRequestFile(then, approved.data);
+    const then = foldRequestStream(stream, BigInt(approved.revision));
+    if (then) return renderRequestFile(then, approved);
   }
   return [
     '---',

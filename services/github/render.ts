@@ -1,148 +1,27 @@
 import { mergeEvidence, type Evidence } from '../../lifecycle/evidence.js';
-import type { Stage } from '../../lifecycle/stages.js';
-import type { RecordedEvent } from '../event-store/types.js';
-import type {
-  AcceptanceCriterion,
-  ApprovalChannel,
-  Priority,
-  RequestEvent,
-  RequestLink,
-  StageAdvanceProposed,
-} from '../requests/events.js';
+import type { RequestLink } from '../requests/events.js';
+import { foldRequestStream, type ProposalRecord, type RequestRecord } from '../requests/fold.js';
 import { neutraliseMarkers, proposalMarker, requestMarker } from './markers.js';
 
 /**
- * What the GitHub documents show of a request, folded from its stream. This is a view for
- * rendering (an issue body, `requests/<id>.md`, a PR body), not the aggregate's decision
- * state: it keeps the history and evidence a reader wants and ignores the rules.
+ * The GitHub documents (an issue body, `requests/<id>.md`, a PR body) render the request's
+ * record: the one fold of its events (services/requests/fold.ts) that the decider and the
+ * read model share.
  */
-export interface ApprovedStage {
-  readonly proposalId: string;
-  readonly fromStage: Stage;
-  readonly toStage: Stage;
-  readonly approvedBy: string;
-  readonly via: ApprovalChannel;
-  readonly mergeCommitSha: string | null;
-  readonly at: string;
-}
 
-export interface ProposalView {
-  readonly data: StageAdvanceProposed['data'];
-  readonly at: string;
-  readonly revision: bigint;
-  status: 'pending' | 'approved' | 'rejected';
-  pullRequest?: { readonly number: number; readonly url: string; readonly branch: string };
-}
+/** What a document shows of one proposal (a stored proposal, or the event proposing it). */
+export type ProposalFields = Pick<
+  ProposalRecord,
+  'proposalId' | 'fromStage' | 'toStage' | 'evidence' | 'rationale' | 'proposedBy'
+>;
 
-export interface RequestView {
-  readonly requestId: string;
-  readonly title: string;
-  readonly problem: string;
-  readonly product: string;
-  readonly requester: string;
-  readonly priority: Priority;
-  readonly acceptanceCriteria: readonly AcceptanceCriterion[];
-  readonly links: readonly RequestLink[];
-  readonly proposedBy: string;
-  readonly proposedAt: string;
-  stage: Stage;
-  status: 'active' | 'intake-rejected' | 'withdrawn';
-  intakeIssue?: { readonly number: number; readonly url: string; readonly repository: string };
-  readonly history: ApprovedStage[];
-  /** Evidence of approved proposals, merged as the lifecycle merges it (`mergeEvidence`). */
-  evidence: Evidence;
-  readonly proposals: Map<string, ProposalView>;
-}
+export { foldRequestStream };
 
 /**
- * Folds a request stream. `uptoRevision` stops after that event (inclusive), to render the
- * request as it stood when a proposal was made. Undefined when the stream has no intake.
+ * Closed by an intake rejection or a withdrawal: GitHub opens nothing more for it (a request
+ * that reached a terminal stage by an approved proposal is not abandoned).
  */
-export const foldRequestView = (
-  events: readonly RecordedEvent[],
-  uptoRevision?: bigint,
-): RequestView | undefined => {
-  let view: RequestView | undefined;
-  for (const recorded of events) {
-    if (uptoRevision !== undefined && recorded.revision > uptoRevision) break;
-    const event = { type: recorded.type, data: recorded.data } as RequestEvent;
-    if (event.type === 'RequestProposed') {
-      view = {
-        ...event.data,
-        proposedAt: recorded.metadata.at,
-        stage: 'proposed',
-        status: 'active',
-        history: [],
-        evidence: {},
-        proposals: new Map(),
-      };
-      continue;
-    }
-    if (!view) continue;
-    switch (event.type) {
-      case 'IntakeIssueOpened':
-        view.intakeIssue = {
-          number: event.data.issueNumber,
-          url: event.data.issueUrl,
-          repository: event.data.repository,
-        };
-        break;
-      case 'IntakeRejected':
-        view.status = 'intake-rejected';
-        view.stage = 'rejected';
-        break;
-      case 'StageAdvanceProposed':
-        view.proposals.set(event.data.proposalId, {
-          data: event.data,
-          at: recorded.metadata.at,
-          revision: recorded.revision,
-          status: 'pending',
-        });
-        break;
-      case 'ProposalPullRequestOpened': {
-        const proposal = view.proposals.get(event.data.proposalId);
-        if (proposal) {
-          proposal.pullRequest = {
-            number: event.data.pullNumber,
-            url: event.data.pullUrl,
-            branch: event.data.branch,
-          };
-        }
-        break;
-      }
-      case 'StageAdvanceApproved': {
-        const proposal = view.proposals.get(event.data.proposalId);
-        if (proposal) {
-          proposal.status = 'approved';
-          view.evidence = mergeEvidence(view.evidence, proposal.data.evidence);
-          view.history.push({
-            proposalId: event.data.proposalId,
-            fromStage: proposal.data.fromStage,
-            toStage: proposal.data.toStage,
-            approvedBy: event.data.approvedBy,
-            via: event.data.via,
-            mergeCommitSha: event.data.mergeCommitSha,
-            at: recorded.metadata.at,
-          });
-        }
-        break;
-      }
-      case 'StageAdvanced':
-        view.stage = event.data.toStage;
-        break;
-      case 'StageAdvanceRejected': {
-        const proposal = view.proposals.get(event.data.proposalId);
-        if (proposal) proposal.status = 'rejected';
-        break;
-      }
-      case 'RequestWithdrawn':
-        view.status = 'withdrawn';
-        view.stage = 'withdrawn';
-        break;
-    }
-  }
-  return view;
-};
+export const isAbandoned = (record: RequestRecord): boolean => record.closedReason !== null;
 
 // ---------------------------------------------------------------------------------------------
 // Markdown
@@ -204,10 +83,10 @@ export const summariseEvidence = (evidence: Evidence, criteriaCount?: number): s
   return parts.length === 0 ? 'none' : parts.join(', ');
 };
 
-export const intakeIssueTitle = (view: Pick<RequestView, 'requestId' | 'title'>): string =>
+export const intakeIssueTitle = (view: Pick<RequestRecord, 'requestId' | 'title'>): string =>
   `[${view.requestId}] ${inline(view.title)}`.slice(0, 256);
 
-export const renderIntakeIssueBody = (view: RequestView): string =>
+export const renderIntakeIssueBody = (view: RequestRecord): string =>
   [
     requestMarker(view.requestId),
     `> **${view.requestId}** · product \`${inline(view.product)}\` · priority **${view.priority}** · requested by **${inline(view.requester)}** · proposed by \`${inline(view.proposedBy)}\``,
@@ -231,10 +110,7 @@ export const renderIntakeIssueBody = (view: RequestView): string =>
  * `requests/<id>.md` as it reads once the proposal is merged: front matter, the intake, every
  * acceptance criterion with its evidence, the approved history and the change proposed.
  */
-export const renderRequestFile = (
-  view: RequestView,
-  proposal: StageAdvanceProposed['data'],
-): string => {
+export const renderRequestFile = (view: RequestRecord, proposal: ProposalFields): string => {
   const evidence = mergeEvidence(view.evidence, proposal.evidence);
   const fromProposal = new Set(Object.keys(proposal.evidence.criteria ?? {}));
   const criteriaRows = view.acceptanceCriteria.map((criterion) => {
@@ -246,10 +122,13 @@ export const renderRequestFile = (
     return `| ${criterion.id} | ${inline(criterion.text)} | ${mark} |`;
   });
   const history = [
-    `| proposed | — | — | intake by \`${inline(view.proposedBy)}\` | ${view.proposedAt} |`,
-    ...view.history.map(
-      (step) =>
-        `| ${step.toStage} | ${inline(step.approvedBy)} | ${step.via}${step.mergeCommitSha ? ` (${step.mergeCommitSha.slice(0, 12)})` : ''} | ${step.proposalId} | ${step.at} |`,
+    `| proposed | — | — | intake by \`${inline(view.proposedBy)}\` | ${view.createdAt} |`,
+    ...view.proposals.flatMap(({ outcome, decision, toStage, proposalId }) =>
+      outcome === 'approved' && decision
+        ? [
+            `| ${toStage} | ${inline(decision.by)} | ${decision.via}${decision.mergeCommitSha ? ` (${decision.mergeCommitSha.slice(0, 12)})` : ''} | ${proposalId} | ${decision.at} |`,
+          ]
+        : [],
     ),
   ];
   const otherEvidence = evidenceLines({ ...evidence, criteria: undefined });
@@ -299,18 +178,15 @@ export const renderRequestFile = (
   ].join('\n');
 };
 
-export const proposalPullTitle = (
-  view: RequestView,
-  proposal: StageAdvanceProposed['data'],
-): string =>
+export const proposalPullTitle = (view: RequestRecord, proposal: ProposalFields): string =>
   `[${view.requestId}] ${proposal.fromStage} → ${proposal.toStage}: ${inline(view.title)}`.slice(
     0,
     256,
   );
 
 export const renderProposalPullBody = (
-  view: RequestView,
-  proposal: StageAdvanceProposed['data'],
+  view: RequestRecord,
+  proposal: ProposalFields,
   intakeIssueNumber: number | undefined,
 ): string => {
   const evidence = evidenceLines(proposal.evidence);

@@ -4,8 +4,8 @@ import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/types.js';
 import type { CommandResult, RequestCommandHandlers } from '../requests/commands.js';
 import { ApprovalNotCounted } from '../requests/errors.js';
-import { requestStreamId, type RequestEvent } from '../requests/events.js';
-import { foldEvents, findProposal, type ProposalState } from '../requests/state.js';
+import { requestStreamId } from '../requests/events.js';
+import { findProposal, foldRequestStream, type ProposalRecord } from '../requests/fold.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
 import {
   appendApprovalMode,
@@ -43,7 +43,7 @@ export interface LocalDecision {
 }
 
 export interface LocalDecisionResult extends CommandResult {
-  readonly proposal: ProposalState;
+  readonly proposal: ProposalRecord;
 }
 
 export interface MergeInput {
@@ -195,10 +195,8 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
       );
     }
     const history = await eventStore.readStream(requestStreamId(requestId));
-    const state = foldEvents(
-      history.map((event) => ({ type: event.type, data: event.data }) as RequestEvent),
-    );
-    const proposal = findProposal(state, input.proposalId);
+    const state = foldRequestStream(history);
+    const proposal = state && findProposal(state, input.proposalId);
     if (!proposal) {
       throw new NotFound(
         `No proposal ${input.proposalId} in request ${requestId}; "cogitave proposals list" shows the pending ones`,

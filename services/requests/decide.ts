@@ -27,13 +27,8 @@ import {
   refusalError,
 } from './errors.js';
 import type { RequestEvent } from './events.js';
-import {
-  findProposal,
-  lifecycleView,
-  proposalRef,
-  type ProposalState,
-  type RequestState,
-} from './state.js';
+import { findProposal, type ProposalRecord, type RequestRecord } from './fold.js';
+import { lifecycleView, proposalRef, type RequestState } from './state.js';
 
 /**
  * The Request decider: `decide(command, state)` returns the events the command produces, or
@@ -93,15 +88,15 @@ export const proposalIdFor = (requestId: string, n: number): string => `${reques
 const existing = (
   state: RequestState,
   requestId: string,
-): LifecycleView & { requestId: string } => {
+): LifecycleView & { requestId: string; record: RequestRecord } => {
   const view = lifecycleView(state);
-  if (!view || state.requestId !== requestId) throw new RequestNotFound(requestId);
-  return { ...view, requestId };
+  if (!view || state?.requestId !== requestId) throw new RequestNotFound(requestId);
+  return { ...view, requestId, record: state };
 };
 
 const open = (state: RequestState, requestId: string, attempted: string) => {
   const view = existing(state, requestId);
-  if (state.status === 'closed') throw new RequestClosed(requestId, view.stage, attempted);
+  if (view.record.status === 'closed') throw new RequestClosed(requestId, view.stage, attempted);
   return view;
 };
 
@@ -109,14 +104,14 @@ const ensure = (verdict: Verdict, what: string): void => {
   if (!verdict.ok) throw refusalError(what, verdict.reasons);
 };
 
-const proposalOf = (state: RequestState, requestId: string, proposalId: string): ProposalState => {
-  existing(state, requestId);
-  const proposal = findProposal(state, proposalId);
+const proposalOf = (state: RequestState, requestId: string, proposalId: string): ProposalRecord => {
+  const { record } = existing(state, requestId);
+  const proposal = findProposal(record, proposalId);
   if (!proposal) {
     throw new ProposalNotFound(
       requestId,
       proposalId,
-      state.proposals.map((known) => known.proposalId),
+      record.proposals.map((known) => known.proposalId),
     );
   }
   return proposal;
@@ -128,7 +123,7 @@ const proposeIntake = (
   command: Extract<RequestCommand, { type: 'ProposeIntake' }>,
   state: RequestState,
 ): RequestEvent[] => {
-  if (state.status !== 'none') {
+  if (state !== undefined) {
     throw new RecordConflict(
       `Request ${command.requestId} already exists; an intake creates a new request.`,
       {
@@ -164,16 +159,12 @@ const recordIntakeIssue = (
   { input }: { input: IntakeIssueInput },
   state: RequestState,
 ): RequestEvent[] => {
-  existing(state, input.requestId);
-  const known = state.intakeIssue;
+  const known = existing(state, input.requestId).record.intakeIssue;
   if (known) {
-    if (
-      sameRepository(known.repository, input.repository) &&
-      known.issueNumber === input.issueNumber
-    )
+    if (sameRepository(known.repository, input.repository) && known.number === input.issueNumber)
       return [];
     throw new RecordConflict(
-      `Request ${input.requestId} already has intake issue ${known.repository}#${known.issueNumber} (${known.issueUrl}); issue ${input.repository}#${input.issueNumber} cannot be recorded as well. Close it as a duplicate.`,
+      `Request ${input.requestId} already has intake issue ${known.repository}#${known.number} (${known.url}); issue ${input.repository}#${input.issueNumber} cannot be recorded as well. Close it as a duplicate.`,
       { requestId: input.requestId, recorded: known },
     );
   }
@@ -208,7 +199,7 @@ const proposeStageAdvance = (
 ): RequestEvent[] => {
   const view = open(state, input.requestId, `proposing a move to "${input.toStage}"`);
   const proposal = {
-    proposalId: proposalIdFor(input.requestId, state.proposals.length + 1),
+    proposalId: proposalIdFor(input.requestId, view.record.proposals.length + 1),
     toStage: input.toStage,
     evidence: input.evidence,
     proposedBy: meta.actor,
@@ -256,9 +247,9 @@ const recordPullRequest = (
   ];
 };
 
-const decided = (proposal: ProposalState, requestId: string, attempted: string): RecordConflict =>
+const decided = (proposal: ProposalRecord, requestId: string, attempted: string): RecordConflict =>
   new RecordConflict(
-    `Proposal ${proposal.proposalId} was already ${proposal.outcome} by ${proposal.decidedBy ?? 'unknown'}, so it cannot be ${attempted}; propose the stage change again if it is still wanted.`,
+    `Proposal ${proposal.proposalId} was already ${proposal.outcome} by ${proposal.decision?.by ?? 'unknown'}, so it cannot be ${attempted}; propose the stage change again if it is still wanted.`,
     { requestId, proposalId: proposal.proposalId, outcome: proposal.outcome },
   );
 

@@ -23,7 +23,9 @@ import {
   withdrawInputSchema,
 } from './inputs.js';
 import { createRequestIdAllocator, type RequestIdAllocation } from './request-ids.js';
-import { evolve, initialState, type RequestState } from './state.js';
+import { parseRequestEvent } from '../../projections/requests/parse.js';
+import { evolveRequest } from './fold.js';
+import type { RequestState } from './state.js';
 
 /**
  * The write side of requests: validate, then run the command (`runCommand`): fold the whole
@@ -48,7 +50,7 @@ const MAX_ATTEMPTS = 5;
 const isRequestEventType = (type: string): type is RequestEvent['type'] =>
   (REQUEST_EVENT_TYPES as readonly string[]).includes(type);
 
-/** Stored events are trusted (they were decided); an unknown type means this code is too old. */
+/** A stored event, checked; an unknown type means this code is too old. */
 const toRequestEvent = (event: RecordedEvent): RequestEvent => {
   if (!isRequestEventType(event.type)) {
     throw new CogitaveError(
@@ -57,7 +59,7 @@ const toRequestEvent = (event: RecordedEvent): RequestEvent => {
       { streamId: event.streamId, type: event.type },
     );
   }
-  return { type: event.type, data: event.data } as RequestEvent;
+  return parseRequestEvent(event);
 };
 
 /**
@@ -119,7 +121,10 @@ export const createRequestCommandHandlers = ({
         streamId,
         meta: command.meta,
         load: foldWholeStream(eventStore, streamId, command.meta, (history) =>
-          history.map(toRequestEvent).reduce(evolve, initialState),
+          history.reduce<RequestState>(
+            (state, recorded) => evolveRequest(state, recorded, toRequestEvent(recorded)),
+            undefined,
+          ),
         ),
         decide: ({ state, revision }) => {
           checkExpected(requestId, expected, revision);
@@ -143,7 +148,7 @@ export const createRequestCommandHandlers = ({
     const { intake, meta } = allocation.payload;
     const events = decide(
       { type: 'ProposeIntake', requestId: allocation.requestId, intake, meta },
-      initialState,
+      undefined,
     );
     const proposed = events[0];
     if (proposed?.type !== 'RequestProposed' || events.length !== 1)

@@ -7,8 +7,8 @@ import {
   type HistoryEntry,
   type ListRequestsOptions,
 } from '../../projections/requests/queries.js';
+import { parseRequestEvent } from '../../projections/requests/parse.js';
 import {
-  evolveRequest,
   REQUEST_RESOURCE_TYPE,
   REQUESTS_PROJECTION,
   requestDocument,
@@ -19,12 +19,14 @@ import {
 import { mayRead, mayReadType, requireType, type ReadScope } from '../access/grants.js';
 import type { Queryable } from '../database/queryable.js';
 import { isPosition } from '../event-store/position.js';
-import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
+import type { EventStore, Position } from '../event-store/types.js';
+import { readWholeStream } from '../event-store/whole-stream.js';
 import { NotFound } from '../runtime/errors.js';
 import type { IntakeResult } from './commands.js';
 import { RequestNotFound } from './errors.js';
 import { REQUEST_EVENT_TYPES, requestStreamId, type RequestEvent } from './events.js';
-import { loadRequestAsOf, loadRequestHistory } from './time-travel.js';
+import { evolveRequest, findProposal, pendingProposalOf } from './fold.js';
+import { loadRequestAsOf } from './time-travel.js';
 
 export { requestDocument, type ListRequestsOptions, type RequestDocument, type RequestState };
 
@@ -173,28 +175,23 @@ export const createRequestsReadService = (deps: RequestsReadServiceDeps): Reques
       // Time travel decides the cut (the last event included); the stream is read once more
       // for the recorded events, which carry the hashes and positions the history shows.
       const cut = view.revision;
-      const included = (await loadRequestHistory(eventStore, requestId)).filter(
-        (entry) => entry.revision <= cut,
+      const included = (await readWholeStream(eventStore, requestStreamId(requestId))).filter(
+        (recorded) => recorded.revision <= cut,
       );
       let state: RequestState | undefined;
       const history: RequestHistoryEntry[] = [];
-      for (const entry of included) {
-        if (!isRequestEvent(entry.type)) continue;
-        const event = { type: entry.type, data: entry.data } as RequestEvent;
-        const recorded = {
-          revision: entry.revision,
-          position: entry.position,
-          metadata: { at: entry.at },
-        } as RecordedEvent;
+      for (const recorded of included) {
+        if (!isRequestEvent(recorded.type)) continue;
+        const event = parseRequestEvent(recorded);
         state = evolveRequest(state, recorded, event);
         history.push({
-          revision: Number(entry.revision),
-          position: entry.position,
-          type: entry.type,
-          actor: entry.actor,
-          at: new Date(entry.at).toISOString(),
-          hash: entry.hash,
-          prevHash: entry.prevHash,
+          revision: Number(recorded.revision),
+          position: recorded.position,
+          type: recorded.type,
+          actor: recorded.metadata.actor,
+          at: new Date(recorded.metadata.at).toISOString(),
+          hash: recorded.hash,
+          prevHash: recorded.prevHash,
           summary: summarize(event),
         });
       }
@@ -208,8 +205,7 @@ export const createRequestsReadService = (deps: RequestsReadServiceDeps): Reques
       // truth (the command handler reads it too).
       const product =
         (await getRequest(db, scope, requestId))?.product ??
-        (await loadRequestAsOf(eventStore, requestId).catch(absentAsUndefined))?.state.facts?.intake
-          .product;
+        (await loadRequestAsOf(eventStore, requestId).catch(absentAsUndefined))?.state?.product;
       if (product === undefined || !mayRead(scope, REQUEST_RESOURCE_TYPE, product))
         throw new RequestNotFound(requestId);
       return product;
@@ -219,17 +215,20 @@ export const createRequestsReadService = (deps: RequestsReadServiceDeps): Reques
       requireType(scope, REQUEST_RESOURCE_TYPE, WHAT);
       const caughtUp = await waitFor(requestId, revision, PROPOSAL_WAIT_MS);
       const after = caughtUp ? await getRequest(db, scope, requestId) : undefined;
-      const pending = after?.pendingProposal;
+      const pending = after && pendingProposalOf(after);
       if (after && pending?.proposalId === proposalId) {
-        return { stage: after.stage, fromStage: pending.fromStage, pullUrl: pending.pullUrl };
+        return {
+          stage: after.stage,
+          fromStage: pending.fromStage,
+          pullUrl: pending.pullRequest?.pullUrl ?? null,
+        };
       }
       // Not shown yet (or already decided): the stream has the proposal.
       const { state } = await loadRequestAsOf(eventStore, requestId);
-      const product = state.facts?.intake.product;
-      if (product === undefined || !mayRead(scope, REQUEST_RESOURCE_TYPE, product))
+      if (!state || !mayRead(scope, REQUEST_RESOURCE_TYPE, state.product))
         throw new RequestNotFound(requestId);
-      const proposal = state.proposals.find((entry) => entry.proposalId === proposalId);
-      const stage = after?.stage ?? state.stage ?? proposal?.fromStage ?? 'proposed';
+      const proposal = findProposal(state, proposalId);
+      const stage = after?.stage ?? state.stage;
       return { stage, fromStage: proposal?.fromStage ?? stage, pullUrl: null };
     },
 

@@ -2,9 +2,9 @@ import { comparePositions } from '../event-store/position.js';
 import type { EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import { readWholeStream } from '../event-store/whole-stream.js';
 import { InvalidArgument } from '../runtime/errors.js';
-import { REQUEST_EVENT_TYPES, requestStreamId, type RequestEvent } from './events.js';
+import { REQUEST_EVENT_TYPES, requestStreamId } from './events.js';
 import { RequestNotFound } from './errors.js';
-import { foldEvents, type RequestState } from './state.js';
+import { foldRequestStream, type RequestRecord } from './fold.js';
 
 /**
  * Time travel and history for auditors and `get_request { as_of }`: the request as it stood
@@ -19,7 +19,8 @@ export interface AsOf {
 }
 
 export interface RequestAsOf {
-  readonly state: RequestState;
+  /** Undefined when the cut is before the request's first event. */
+  readonly state: RequestRecord | undefined;
   /** The last event folded: where in the log and the stream this view stands. */
   readonly position: Position | null;
   readonly revision: bigint | null;
@@ -36,10 +37,8 @@ export interface HistoryEntry {
   readonly data: unknown;
 }
 
-const toRequestEvent = (event: RecordedEvent): RequestEvent | null =>
-  (REQUEST_EVENT_TYPES as readonly string[]).includes(event.type)
-    ? ({ type: event.type, data: event.data } as RequestEvent)
-    : null;
+const isRequestEvent = (event: RecordedEvent): boolean =>
+  (REQUEST_EVENT_TYPES as readonly string[]).includes(event.type);
 
 const instant = (value: string, name: string): number => {
   const ms = Date.parse(value);
@@ -63,13 +62,10 @@ export const loadRequestAsOf = async (
     if (until !== undefined && Date.parse(event.metadata.at) > until) break;
     included.push(event);
   }
-  const folded = included.flatMap((event) => {
-    const domain = toRequestEvent(event);
-    return domain ? [domain] : [];
-  });
+  const state = foldRequestStream(included.filter(isRequestEvent));
   const last = included.at(-1);
   return {
-    state: foldEvents(folded),
+    state,
     position: last?.position ?? null,
     revision: last?.revision ?? null,
   };

@@ -304,21 +304,6 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     // Markdown is rendered without raw HTML: no script or inline handler inside the page.
     expect(await page.locator('main script, main [onerror], main [onclick]').count()).toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/doc.png` });
-
-    // Without a query, a type browses the index; a typed search answers only that label.
-    await page.goto('/console/docs');
-    await page.getByLabel('Type', { exact: true }).selectOption('Doc');
-    await page.getByRole('button', { name: 'Search' }).click();
-    await page.waitForURL(/type=Doc/);
-    const listed = page.locator('ul.browse > li > a');
-    expect(await listed.count()).toBeGreaterThan(0);
-    await listed.first().click();
-    await page.waitForURL(/\/console\/docs\/[^?]+/);
-    expect(await page.locator('#doc-title').count()).toBe(1);
-    await page.goto('/console/docs?q=event+store&type=Doc');
-    const metas = await page.locator('ol.hits .meta').allTextContents();
-    expect(metas.length).toBeGreaterThan(0);
-    expect(metas.filter((meta) => !meta.trim().startsWith('Doc'))).toEqual([]);
     await context.close();
   });
 

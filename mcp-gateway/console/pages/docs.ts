@@ -1,10 +1,9 @@
 import GithubSlugger from 'github-slugger';
 import markdownIt from 'markdown-it';
-import { labelSpec, NODE_LABELS } from '../../../services/catalog/vocabulary.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { html, layout, trusted, type Html } from '../html.js';
 import type { ConsoleRequest } from '../http.js';
-import { BROWSE_LIMIT, type ResourceBrowser, type ToolReader } from '../reads.js';
+import type { ToolReader } from '../reads.js';
 import type { DocsFetchOutput } from '../../tools/docs-fetch.js';
 import type { DocsSearchOutput } from '../../tools/docs-search.js';
 import type { GetLearningPathOutput } from '../../tools/get-learning-path.js';
@@ -21,9 +20,17 @@ type NodeResult = DocsFetchOutput;
 type RelatedResult = GetRelatedOutput;
 type LearningPathResult = GetLearningPathOutput;
 
-/** The catalog's labels (docs_search filters by label; the resource index by its type). */
-const CATALOG_LABELS = NODE_LABELS.filter((spec) => spec.source === 'catalog');
-const TYPES = ['', ...CATALOG_LABELS.map((spec) => spec.label)];
+const TYPES = [
+  '',
+  'doc',
+  'article',
+  'unit',
+  'module',
+  'learningPath',
+  'adr',
+  'skill',
+  'codeSample',
+];
 
 const docHref = (uid: string, moniker?: string): string =>
   `/console/docs/${encodeURIComponent(uid)}${moniker ? `?moniker=${encodeURIComponent(moniker)}` : ''}`;
@@ -31,11 +38,7 @@ const docHref = (uid: string, moniker?: string): string =>
 const nonEmpty = (value: string | null): string | undefined =>
   value === null || value.trim() === '' ? undefined : value.trim();
 
-export const renderDocs = async (
-  request: ConsoleRequest,
-  read: ToolReader,
-  browse: ResourceBrowser,
-): Promise<string> => {
+export const renderDocs = async (request: ConsoleRequest, read: ToolReader): Promise<string> => {
   const identity = request.identity;
   if (!identity) throw new Error('the docs need a login');
   const caller = identity.caller;
@@ -60,14 +63,6 @@ export const renderDocs = async (
             request.signal,
           )) as unknown as { results: SearchHit[] }
         ).results;
-  // Without a query, a type or product browses the resource index (as resources/list does).
-  const browsing =
-    query === undefined && (type !== undefined || product !== undefined)
-      ? await browse(caller, {
-          type: type === undefined ? undefined : (labelSpec(type)?.resourceType ?? type),
-          product,
-        })
-      : undefined;
   const main = html`<h1>Knowledge</h1>
     <form
       class="filters"
@@ -78,7 +73,7 @@ export const renderDocs = async (
     >
       <p>
         <label for="q">Search</label>
-        <input id="q" name="q" type="search" value="${query ?? ''}" />
+        <input id="q" name="q" type="search" value="${query ?? ''}" required />
       </p>
       <p>
         <label for="d-type">Type</label>
@@ -102,46 +97,30 @@ export const renderDocs = async (
       <p><button type="submit">Search</button></p>
     </form>
     ${
-      browsing !== undefined
-        ? html`<p role="status">
-              ${browsing.length > BROWSE_LIMIT ? `The first ${String(BROWSE_LIMIT)}` : browsing.length}
-              node${browsing.length === 1 ? '' : 's'}${type ? ` of type ${type}` : ''}${product ? ` in ${product}` : ''}.
-            </p>
-            <ul class="browse">
-              ${browsing.slice(0, BROWSE_LIMIT).map(
-                (entry) =>
-                  html`<li>
-                    <a href="${docHref(entry.uri.slice(`cogitave://${entry.type}/`.length))}"
-                      >${entry.title}</a
-                    >
-                    <span class="muted">${entry.type} · ${entry.product ?? 'no product'}</span>
-                  </li>`,
-              )}
-            </ul>`
-        : hits === undefined
-          ? html`<p>
-              Search the documentation, articles, units, modules, learning paths and ADRs (the same
-              search agents call, <code>docs_search</code>), or pick a type or product to browse.
-            </p>`
-          : hits.length === 0
-            ? html`<p role="status">Nothing matches.</p>`
-            : html`<p role="status">${hits.length} result${hits.length === 1 ? '' : 's'}.</p>
-                <ol class="hits">
-                  ${hits.map(
-                    (hit) =>
-                      html`<li>
-                        <a
-                          href="${docHref(hit.uid, moniker)}${hit.section?.anchor ? `#h-${hit.section.anchor}` : ''}"
-                          >${hit.title}</a
-                        >
-                        <p class="meta">
-                          ${hit.type} · ${hit.product ?? 'no product'} ·
-                          ${hit.monikers.join(', ')}${hit.section ? html` · section “${hit.section.heading}”` : ''}
-                        </p>
-                        <p>${hit.section?.excerpt.slice(0, 300) ?? hit.summary}</p>
-                      </li>`,
-                  )}
-                </ol>`
+      hits === undefined
+        ? html`<p>
+            Search the documentation, articles, units, modules, learning paths and ADRs: the same
+            search agents call (<code>docs_search</code>).
+          </p>`
+        : hits.length === 0
+          ? html`<p role="status">Nothing matches.</p>`
+          : html`<p role="status">${hits.length} result${hits.length === 1 ? '' : 's'}.</p>
+              <ol class="hits">
+                ${hits.map(
+                  (hit) =>
+                    html`<li>
+                      <a
+                        href="${docHref(hit.uid, moniker)}${hit.section?.anchor ? `#h-${hit.section.anchor}` : ''}"
+                        >${hit.title}</a
+                      >
+                      <p class="meta">
+                        ${hit.type} · ${hit.product ?? 'no product'} ·
+                        ${hit.monikers.join(', ')}${hit.section ? html` · section “${hit.section.heading}”` : ''}
+                      </p>
+                      <p>${hit.section?.excerpt.slice(0, 300) ?? hit.summary}</p>
+                    </li>`,
+                )}
+              </ol>`
     }`;
   return layout({
     title: 'Knowledge',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { foldRequestView } from '../../../services/github/render.js';
+import { foldRequestStream } from '../../../services/github/render.js';
+import { findProposal } from '../../../services/requests/fold.js';
 import { renderRecordedRequestFile, restoreBranch } from '../../../services/github/reconcile.js';
 import { deliveryStreamId } from '../../../services/github/webhooks.js';
 import {
@@ -80,8 +81,8 @@ describe('four eyes compares principals on GitHub', () => {
       },
     });
     expect(await h.eventStore.readStream(deliveryStreamId(id))).toHaveLength(1);
-    const view = foldRequestView(events)!;
-    expect([view.stage, view.proposals.get(proposalId)?.status]).toEqual(['proposed', 'rejected']);
+    const view = foldRequestStream(events)!;
+    expect([view.stage, findProposal(view, proposalId)?.outcome]).toEqual(['proposed', 'rejected']);
 
     // The merge put "stage: accepted" on the base branch; the reactor makes it agree again.
     expect(h.double.listFiles(OWNER, REPO)[`requests/${requestId}.md`]).toContain(
@@ -124,7 +125,7 @@ describe('four eyes compares principals on GitHub', () => {
       world.pullPayload(second.number, 'grace-hopper'),
     );
     expect(applied.body).toMatchObject({ status: 'applied', proposalId: again });
-    expect(foldRequestView(await requestEvents(h, requestId))?.stage).toBe('accepted');
+    expect(foldRequestStream(await requestEvents(h, requestId))?.stage).toBe('accepted');
     expect(h.double.violations).toEqual([]);
   });
 

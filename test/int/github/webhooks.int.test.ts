@@ -4,7 +4,8 @@ import { Webhooks } from '@octokit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpServer } from '../../../mcp-gateway/http/server.js';
 import { createGitHubOperations } from '../../../services/github/operations.js';
-import { renderProposalPullBody, foldRequestView } from '../../../services/github/render.js';
+import { renderProposalPullBody, foldRequestStream } from '../../../services/github/render.js';
+import { findProposal } from '../../../services/requests/fold.js';
 import {
   DELIVERY_EVENT_TYPE,
   WEBHOOK_PATH,
@@ -174,7 +175,7 @@ describe('GitHub webhooks', () => {
       type: 'StageAdvanceRejected',
       data: { requestId, proposalId, rejectedBy: 'grace', via: 'github' },
     });
-    expect(foldRequestView(await requestEvents(h, requestId))?.stage).toBe('proposed');
+    expect(foldRequestStream(await requestEvents(h, requestId))?.stage).toBe('proposed');
   });
 
   it('given an intake issue closed as not planned, when issues.closed arrives, then the intake is rejected', async () => {
@@ -316,8 +317,8 @@ describe('GitHub webhooks', () => {
       repository: REPOSITORY,
       logger: silentLogger,
     });
-    const view = foldRequestView(await requestEvents(h, requestId))!;
-    const proposal = view.proposals.get(proposalId)!.data;
+    const view = foldRequestStream(await requestEvents(h, requestId))!;
+    const proposal = findProposal(view, proposalId)!;
     const pull = await operations.ensureProposalPullRequest({
       branch: `cogitave/${proposalId}`,
       path: `requests/${requestId}.md`,
@@ -349,7 +350,7 @@ describe('GitHub webhooks', () => {
     await reactor.stop();
     expect(h.double.listPullRequests(OWNER, REPO)).toHaveLength(pullsBefore);
     expect(reactor.status().failures).toEqual([]);
-    expect(foldRequestView(await requestEvents(h, requestId))?.stage).toBe('accepted');
+    expect(foldRequestStream(await requestEvents(h, requestId))?.stage).toBe('accepted');
     expect(h.double.violations).toEqual([]);
   });
 

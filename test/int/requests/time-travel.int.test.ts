@@ -82,19 +82,19 @@ describe('request time travel and history', () => {
     );
 
     const now = await loadRequestAsOf(store, requestId);
-    expect(now.state.stage).toBe('accepted');
-    expect(now.state.pendingProposalId).toBeNull();
+    expect(now.state?.stage).toBe('accepted');
+    expect(now.state?.pendingProposalId).toBeNull();
 
     const byPosition = await loadRequestAsOf(store, requestId, {
       position: beforeRejection.position,
     });
-    expect(byPosition.state.stage).toBe('accepted');
-    expect(byPosition.state.pendingProposalId).toBe(specify.proposalId);
+    expect(byPosition.state?.stage).toBe('accepted');
+    expect(byPosition.state?.pendingProposalId).toBe(specify.proposalId);
     expect(byPosition.position).toBe(beforeRejection.position);
 
     const byInstant = await loadRequestAsOf(store, requestId, { at: '2026-11-30T09:01:30.000Z' });
-    expect(byInstant.state.stage).toBe('proposed');
-    expect(byInstant.state.pendingProposalId).toBe(accept.proposalId);
+    expect(byInstant.state?.stage).toBe('proposed');
+    expect(byInstant.state?.pendingProposalId).toBe(accept.proposalId);
 
     const history = await loadRequestHistory(store, requestId);
     expect(history.map((entry) => [entry.type, entry.actor])).toEqual([

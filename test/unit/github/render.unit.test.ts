@@ -3,13 +3,14 @@ import { eventContent } from '../../../services/event-store/hash-chain.js';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
 import { markerIn } from '../../../services/github/markers.js';
 import {
-  foldRequestView,
+  foldRequestStream,
   renderIntakeIssueBody,
   renderProposalPullBody,
   renderRequestFile,
   summariseEvidence,
 } from '../../../services/github/render.js';
 import type { RequestEvent, StageAdvanceProposed } from '../../../services/requests/events.js';
+import { findProposal } from '../../../services/requests/fold.js';
 
 const ID = 'req-2026-0007';
 
@@ -111,9 +112,9 @@ const history: RequestEvent[] = [
   { type: 'StageAdvanceProposed', data: second },
 ];
 
-describe('foldRequestView', () => {
+describe('foldRequestStream', () => {
   it('given a request with an approved and a pending proposal, when folded, then stage, issue, history and statuses follow the log', () => {
-    const view = foldRequestView(recorded(history))!;
+    const view = foldRequestStream(recorded(history))!;
 
     expect(view.stage).toBe('accepted');
     expect(view.intakeIssue).toEqual({
@@ -121,28 +122,28 @@ describe('foldRequestView', () => {
       url: 'https://github.test/o/r/issues/4',
       repository: 'o/r',
     });
-    expect(view.history).toEqual([
+    expect(view.proposals.filter((p) => p.outcome === 'approved')).toEqual([
       expect.objectContaining({
         proposalId: first.proposalId,
         toStage: 'accepted',
-        approvedBy: 'grace',
+        decision: expect.objectContaining({ by: 'grace' }) as unknown,
       }),
     ]);
-    expect(view.proposals.get(first.proposalId)?.status).toBe('approved');
-    expect(view.proposals.get(second.proposalId)?.status).toBe('pending');
+    expect(findProposal(view, first.proposalId)?.outcome).toBe('approved');
+    expect(findProposal(view, second.proposalId)?.outcome).toBe('pending');
     expect(view.evidence.criteria).toEqual({ 'ac-1': 'measured 120 ms p99' });
   });
 
   it('given a revision bound, when folded, then later events are left out', () => {
-    const view = foldRequestView(recorded(history), 2n)!;
+    const view = foldRequestStream(recorded(history), 2n)!;
 
     expect(view.stage).toBe('proposed');
-    expect(view.proposals.get(first.proposalId)?.status).toBe('pending');
+    expect(findProposal(view, first.proposalId)?.outcome).toBe('pending');
   });
 });
 
 describe('rendering', () => {
-  const view = foldRequestView(recorded(history))!;
+  const view = foldRequestStream(recorded(history))!;
 
   it('given an intake, when its issue body is rendered, then it starts with the marker and user text cannot forge another', () => {
     const body = renderIntakeIssueBody(view);

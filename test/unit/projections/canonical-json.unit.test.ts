@@ -64,7 +64,6 @@ describe('canonical JSON of resource documents', () => {
   it('given a request document, when serialised, then keys are sorted at every level', () => {
     const state: RequestState = {
       requestId: 'req-2026-0001',
-      uri: 'cogitave://request/req-2026-0001',
       title: 'Faster "search" é',
       problem: 'Slow\nsearch',
       product: 'docs',
@@ -75,7 +74,8 @@ describe('canonical JSON of resource documents', () => {
       stage: 'accepted',
       status: 'active',
       resumeStage: null,
-      pendingProposal: null,
+      proposals: [],
+      pendingProposalId: null,
       evidence: { specLink: 'https://x/spec', notes: 'n', links: ['b', 'a'] },
       intakeIssue: { repository: 'cogitave/requests', number: 7, url: 'https://x' },
       proposedBy: 'agent:intake',

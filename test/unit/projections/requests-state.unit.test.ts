@@ -123,7 +123,7 @@ describe('the request fold', () => {
     expect(deferred).toMatchObject({
       stage: 'deferred',
       resumeStage: 'accepted',
-      pendingProposal: null,
+      pendingProposalId: null,
     });
     // Approved evidence merges in order: the later proposal's notes win.
     expect(deferred?.evidence).toEqual({ notes: 'e2' });
@@ -142,21 +142,19 @@ describe('the request fold', () => {
       type: 'StageAdvanceRejected',
       data: { requestId: R, proposalId: `${R}-p9`, rejectedBy: 'm', via: 'github', reason: 'x' },
     };
-    expect(evolveRequest(pending, recorded(other), other).pendingProposal?.proposalId).toBe(
-      `${R}-p1`,
-    );
+    expect(evolveRequest(pending, recorded(other), other).pendingProposalId).toBe(`${R}-p1`);
     const same: RequestEvent = {
       type: 'StageAdvanceRejected',
       data: { requestId: R, proposalId: `${R}-p1`, rejectedBy: 'm', via: 'github', reason: 'x' },
     };
     expect(evolveRequest(pending, recorded(same), same)).toMatchObject({
-      pendingProposal: null,
+      pendingProposalId: null,
       stage: 'proposed',
       evidence: {},
     });
     // Approval decides it too, and its evidence joins the request's; the stage moves later.
     expect(evolveRequest(pending, recorded(approve(1)), approve(1))).toMatchObject({
-      pendingProposal: null,
+      pendingProposalId: null,
       stage: 'proposed',
       evidence: { notes: 'e1' },
     });
@@ -177,7 +175,7 @@ describe('the request fold', () => {
       },
     };
     expect(evolveRequest(state, recorded(pr), pr)).toMatchObject({
-      pendingProposal: null,
+      pendingProposalId: null,
       version: 1,
     });
   });
@@ -203,7 +201,7 @@ describe('the request fold', () => {
     ).toMatchObject({
       stage: 'withdrawn',
       status: 'closed',
-      pendingProposal: null,
+      pendingProposalId: null,
     });
   });
 

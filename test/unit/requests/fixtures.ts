@@ -4,7 +4,9 @@ import type { Evidence } from '../../../lifecycle/evidence.js';
 import type { CommandMetadata } from '../../../services/commands/metadata.js';
 import { decide, type RequestCommand } from '../../../services/requests/decide.js';
 import type { RequestEvent } from '../../../services/requests/events.js';
-import { foldEvents, type RequestState } from '../../../services/requests/state.js';
+import { encodePosition } from '../../../services/event-store/position.js';
+import { evolveRequest } from '../../../services/requests/fold.js';
+import type { RequestState } from '../../../services/requests/state.js';
 import { EVIDENCE_TO_LEAVE, INTAKE, OWNER } from '../lifecycle/fixtures.js';
 
 /** Givens for Request decider specs: events as they would be stored, and commands. */
@@ -125,6 +127,18 @@ export const historyTo = (stage: Stage, resumeStage: Stage = 'accepted'): Reques
       return [intake, ...forwardTo(stage)];
   }
 };
+
+/** Events folded as if stored in order on a fresh log, one a minute after `meta().at`. */
+export const foldEvents = (events: readonly RequestEvent[], from?: RequestState): RequestState =>
+  events.reduce<RequestState>((state, event, i) => {
+    const revision = BigInt((state?.version ?? -1) + 1);
+    const place = {
+      revision,
+      position: encodePosition(revision + 1n, BigInt(i)),
+      metadata: { at: new Date(Date.parse(meta().at) + i * 60_000).toISOString() },
+    };
+    return evolveRequest(state, place, event);
+  }, from);
 
 export const given = (...events: readonly RequestEvent[]): RequestState => foldEvents(events);
 

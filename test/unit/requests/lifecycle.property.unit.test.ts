@@ -15,15 +15,22 @@ import { decide as decideFor, type RequestCommand } from '../../../services/requ
 import type { RequestEvent } from '../../../services/requests/events.js';
 import { isCogitaveError } from '../../../services/runtime/errors.js';
 import {
-  evolve,
   findProposal,
-  lifecycleView,
-  proposalRef,
   statusOf,
-  type RequestState,
-} from '../../../services/requests/state.js';
+  type RequestRecord as RequestState,
+} from '../../../services/requests/fold.js';
+import { lifecycleView, proposalRef } from '../../../services/requests/state.js';
 import { EVIDENCE_TO_LEAVE, INTAKE } from '../lifecycle/fixtures.js';
-import { given, MAINTAINER, meta, OWNER, pid, REQUEST_ID, requestProposed } from './fixtures.js';
+import {
+  foldEvents,
+  given,
+  MAINTAINER,
+  meta,
+  OWNER,
+  pid,
+  REQUEST_ID,
+  requestProposed,
+} from './fixtures.js';
 
 const ACTORS = [OWNER, INTAKE.requester, MAINTAINER, 'agent:mallory'];
 
@@ -81,7 +88,7 @@ const proposalIdOf = (state: RequestState, n: number | undefined): string =>
 
 /** Where a request in `stage` would usually go next. */
 const nextStageOf = (state: RequestState): Stage => {
-  const current = state.stage!;
+  const current = state.stage;
   if (current === 'deferred') return state.resumeStage ?? 'accepted';
   const index = FORWARD_STAGES.indexOf(current as (typeof FORWARD_STAGES)[number]);
   return FORWARD_STAGES[index + 1] ?? current;
@@ -95,7 +102,7 @@ const toCommand = (data: CommandData, state: RequestState): RequestCommand => {
         input: {
           requestId: REQUEST_ID,
           toStage: nextStageOf(state),
-          evidence: EVIDENCE_TO_LEAVE[state.stage!],
+          evidence: EVIDENCE_TO_LEAVE[state.stage],
           rationale: 'Next stage.',
         },
         meta: meta(data.actor),
@@ -220,7 +227,7 @@ const step = (state: RequestState, data: CommandData): RequestState => {
   if (expected === 'noop') expect(events).toEqual([]);
   else if (expected !== undefined) expect(expected).toBe(true);
 
-  const next = events.reduce(evolve, state);
+  const next = foldEvents(events, state)!;
   for (const event of events) {
     if (event.type !== 'StageAdvanced') continue;
     const { fromStage, toStage } = event.data;
@@ -234,10 +241,10 @@ const step = (state: RequestState, data: CommandData): RequestState => {
     });
     expect(machineNext.value).toBe(next.stage);
     expect(machineNext.context.resumeStage).toBe(next.resumeStage);
-    expect(machineNext.context.facts.evidence).toEqual(next.facts?.evidence);
+    expect(machineNext.context.facts.evidence).toEqual(next.evidence);
   }
-  expect(next.status).toBe(statusOf(next.stage!));
-  expect(next.revision).toBe(state.revision! + BigInt(events.length));
+  expect(next.status).toBe(statusOf(next.stage));
+  expect(next.version).toBe(state.version + events.length);
   if (state.status === 'closed') expect(next.stage).toBe(state.stage);
   const pending =
     next.pendingProposalId === null ? undefined : findProposal(next, next.pendingProposalId);
@@ -255,7 +262,7 @@ describe('Request decider property', () => {
       fc.property(
         fc.array(commandArb, { minLength: 1, maxLength: 60, size: 'max' }),
         (commands) => {
-          let state = given(requestProposed());
+          let state = given(requestProposed())!;
           for (const data of commands) state = step(state, data);
         },
       ),
@@ -269,10 +276,10 @@ describe('Request decider property', () => {
       fc.property(
         fc.array(commandArb, { minLength: 20, maxLength: 80, size: 'max' }),
         (commands) => {
-          let state = given(requestProposed());
+          let state = given(requestProposed())!;
           for (const data of commands) {
             state = step(state, data);
-            reached.add(state.stage!);
+            reached.add(state.stage);
           }
         },
       ),
