@@ -25,7 +25,10 @@
  * quadratically; its 1-per-call edge rate is timed on the first BENCH_PEER_EDGE_SAMPLE edges
  * (default 2,000; 0 times all), where its file is smallest, and the rest are added untimed,
  * 100 per call. That flatters the peer, never us. BENCH_MEMORY_PER_CALL=0 skips its 1-per-call
- * build altogether.
+ * build altogether. BENCH_TIMED_EVERY=k (default 1) times only every k-th turn of 50 items (1-per-call servers)
+ * and adds the others untimed, 100 per call, for every server alike: the timed items are then
+ * spread evenly over the build, so the rates still average over the graph growing from empty,
+ * in a k-th of the time (the peer's edge sample is then not needed).
  *
  * Durability: ours answers once its append has committed on server Postgres (the run prints
  * `fsync` and `synchronous_commit`); the memory server writes its file without fsync.
@@ -81,6 +84,7 @@ const settings = {
   batch: Math.max(2, intFrom('BENCH_BATCH', 100)),
   memoryPerCall: intFrom('BENCH_MEMORY_PER_CALL', 1) !== 0,
   peerEdgeSample: intFrom('BENCH_PEER_EDGE_SAMPLE', 2000),
+  timedEvery: Math.max(1, intFrom('BENCH_TIMED_EVERY', 1)),
 };
 
 /** Ours 1 per call ÷ memory server 1 per call, by graph size (nodes); sizes not named have none. */
@@ -331,11 +335,13 @@ const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
 
 /** Items each server writes per turn: the servers take turns, so a change in load hits all. */
-const ITEMS_PER_TURN = 200;
+const ITEMS_PER_TURN = 50;
 
 interface Clock {
   nodeMs: number;
   edgeMs: number;
+  timedNodes: number;
+  timedEdges: number;
   nodeCalls: number;
   edgeCalls: number;
   readonly reads: number[];
@@ -355,6 +361,8 @@ const measureTogether = async (
   const clocks = entries.map((): Clock => ({
     nodeMs: 0,
     edgeMs: 0,
+    timedNodes: 0,
+    timedEdges: 0,
     nodeCalls: 0,
     edgeCalls: 0,
     reads: [],
@@ -370,16 +378,20 @@ const measureTogether = async (
       items: readonly T[],
       limitOf: (index: number) => number,
       send: (target: PeerTarget, chunk: T[]) => Promise<void>,
-      add: (clock: Clock, ms: number, calls: number) => void,
+      add: (clock: Clock, ms: number, calls: number, items: number) => void,
     ): Promise<void> => {
-      for (let from = 0; from < items.length; from += ITEMS_PER_TURN) {
+      // A turn is at least one call of the largest batch; batched servers time every turn.
+      const perTurn = Math.max(ITEMS_PER_TURN, ...entries.map(({ target }) => target.batch));
+      const every = perTurn > ITEMS_PER_TURN ? 1 : settings.timedEvery;
+      for (let from = 0, turn = 0; from < items.length; from += perTurn, turn += 1) {
+        const timed = turn % every === 0;
         for (const [index, { target }] of entries.entries()) {
-          const to = Math.min(from + ITEMS_PER_TURN, limitOf(index));
+          const to = Math.min(from + perTurn, timed ? limitOf(index) : items.length);
           if (to <= from) continue;
-          const calls = chunks(items.slice(from, to), target.batch);
+          const calls = chunks(items.slice(from, to), timed ? target.batch : UNTIMED_BATCH);
           const started = performance.now();
           for (const chunk of calls) await send(target, chunk);
-          add(clocks[index]!, performance.now() - started, calls.length);
+          if (timed) add(clocks[index]!, performance.now() - started, calls.length, to - from);
           await target.settle();
         }
       }
@@ -388,9 +400,10 @@ const measureTogether = async (
       graph.nodes,
       () => graph.nodes.length,
       (target, ids) => target.addNodes(ids),
-      (clock, ms, calls) => {
+      (clock, ms, calls, count) => {
         clock.nodeMs += ms;
         clock.nodeCalls += calls;
+        clock.timedNodes += count;
       },
     );
     log(
@@ -400,14 +413,16 @@ const measureTogether = async (
       graph.edges,
       (index) => entries[index]!.timedEdges,
       (target, edges) => target.addEdges(edges),
-      (clock, ms, calls) => {
+      (clock, ms, calls, count) => {
         clock.edgeMs += ms;
         clock.edgeCalls += calls;
+        clock.timedEdges += count;
       },
     );
     log(
-      `edges: ${entries.map(({ target, timedEdges }, i) => `${target.label} ${String(timedEdges)} in ${(clocks[i]!.edgeMs / 1000).toFixed(1)} s`).join(', ')}`,
+      `edges: ${entries.map(({ target }, i) => `${target.label} ${String(clocks[i]!.timedEdges)} in ${(clocks[i]!.edgeMs / 1000).toFixed(1)} s`).join(', ')}`,
     );
+    // The peer's edges past its sample, untimed.
     for (const { target, timedEdges } of entries) {
       for (const edges of chunks(graph.edges.slice(timedEdges), UNTIMED_BATCH)) {
         await target.addEdges(edges);
@@ -423,7 +438,7 @@ const measureTogether = async (
         clock.neighborSets.push([...new Set(neighbors)].sort().join(','));
       }
     }
-    return entries.map(({ target, timedEdges }, index): Measured => {
+    return entries.map(({ target }, index): Measured => {
       const clock = clocks[index]!;
       const sorted = [...clock.reads].sort((x, y) => x - y);
       const nodeSeconds = clock.nodeMs / 1000;
@@ -432,9 +447,9 @@ const measureTogether = async (
         label: target.label,
         batch: target.batch,
         durability: durability[index] ?? '',
-        nodesPerSecond: graph.nodes.length / nodeSeconds,
-        edgesPerSecond: timedEdges / edgeSeconds,
-        timedEdges,
+        nodesPerSecond: clock.timedNodes / nodeSeconds,
+        edgesPerSecond: clock.timedEdges / edgeSeconds,
+        timedEdges: clock.timedEdges,
         nodeCallsPerSecond: clock.nodeCalls / nodeSeconds,
         edgeCallsPerSecond: clock.edgeCalls / edgeSeconds,
         p50Ms: percentile(sorted, 0.5),
@@ -488,7 +503,11 @@ const runSize = async (
     `graph: ${String(size)} nodes, ${String(graph.edges.length)} edges, ${String(settings.reads)} neighbour reads\n`,
   );
   const all = graph.edges.length;
-  const peerSample = settings.peerEdgeSample === 0 ? all : Math.min(settings.peerEdgeSample, all);
+  // Sampled turns already spread the peer's timed edges over the whole build.
+  const peerSample =
+    settings.peerEdgeSample === 0 || settings.timedEvery > 1
+      ? all
+      : Math.min(settings.peerEdgeSample, all);
   const [single, peerSingle] = await measureTogether(
     [
       { target: await oursTarget(1), timedEdges: all },
