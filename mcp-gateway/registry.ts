@@ -171,6 +171,9 @@ export const findUnstorableText = (
   return undefined;
 };
 
+/** A read still waiting for the caller's writes after this long reports progress. */
+const READ_WAIT_PROGRESS_MS = 1000;
+
 /** Arguments parsed by the tool's input schema, or INVALID_ARGUMENT naming every bad field. */
 export const parseToolArguments = (tool: ToolDefinition, rawArgs: unknown): unknown => {
   // Before any recursive walk (the text check, the schema) could overflow the stack.
@@ -214,8 +217,20 @@ export const runTool = async (
   const args = parseToolArguments(tool, rawArgs);
   onParsed?.(args);
   const { services, caller } = context;
-  // A read sees the caller's own writes: this is the one place every read tool passes.
-  if (tool.access === 'read') await services.readYourWrites.caughtUp(caller.actor);
+  // A read sees the caller's own writes: this is the one place every read tool passes. A wait
+  // longer than a moment is told to a client that asked for progress.
+  if (tool.access === 'read') {
+    const slow = setTimeout(() => {
+      context.progress(0, 1, 'waiting for the read model to show your last write').catch(() => {
+        // Progress is advice; a closed stream must not fail the call.
+      });
+    }, READ_WAIT_PROGRESS_MS);
+    try {
+      await services.readYourWrites.caughtUp(caller.actor);
+    } finally {
+      clearTimeout(slow);
+    }
+  }
   const result = await tool.handler(args as z.infer<typeof tool.input>, {
     ...context,
     scope: decision.scope,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../../../mcp-gateway/registry.js';
+import { runTool, type Caller } from '../../../mcp-gateway/registry.js';
 import { getRequestTool } from '../../../mcp-gateway/tools/get-request.js';
 import { listRequestsTool } from '../../../mcp-gateway/tools/list-requests.js';
 import { requestIntakeTool } from '../../../mcp-gateway/tools/request-intake.js';
@@ -64,6 +64,36 @@ describe('read-your-writes: the read model starts late', () => {
       results: { request_id: string }[];
     };
     expect(listed.results.map((row) => row.request_id)).toContain(intake.request_id);
+  });
+});
+
+describe('read-your-writes: a long wait reports progress', () => {
+  let bed: GatewayBed;
+  beforeAll(async () => {
+    bed = await openGatewayBed('ryw_progress', { startProjections: false });
+  });
+  afterAll(async () => {
+    await bed.close();
+  });
+
+  it('given the read model behind the caller’s intake for over a second, when the caller reads, then progress says it waits; a read that does not wait reports none', async () => {
+    const intake = (await bed.call(requestIntakeTool, intakeArgs())) as unknown as Intake;
+    const messages: (string | undefined)[] = [];
+    const context = {
+      ...bed.context(),
+      progress: (_progress: number, _total?: number, message?: string) => {
+        messages.push(message);
+        return Promise.resolve();
+      },
+    };
+    setTimeout(() => {
+      bed.app.projections.start();
+    }, 1500);
+    await runTool(getRequestTool, { request_id: intake.request_id }, context);
+    expect(messages).toEqual(['waiting for the read model to show your last write']);
+
+    await runTool(getRequestTool, { request_id: intake.request_id }, context);
+    expect(messages).toHaveLength(1);
   });
 });
 
