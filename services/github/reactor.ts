@@ -3,6 +3,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { isTransientDatabaseError } from '../database/transient.js';
 import type { EventFilter, EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import type { CommandMetadata } from '../commands/metadata.js';
+import { DIVERGENCE_STREAM_PREFIX, REPOSITORY_DIVERGED } from '../governance/divergence.js';
 import type { RequestCommandHandlers } from '../requests/commands.js';
 import type { RequestProposed, StageAdvanceProposed } from '../requests/events.js';
 import { isCogitaveError } from '../runtime/errors.js';
@@ -25,7 +26,7 @@ import {
 import type { Leadership, Lease } from './leadership.js';
 import { proposalBranch, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
-import { reconcileUncountedMerge } from './reconcile.js';
+import { reconcileDivergence, reconcileUncountedMerge } from './reconcile.js';
 import { findProposal } from '../requests/fold.js';
 import {
   foldRequestStream,
@@ -46,7 +47,8 @@ import {
  *   `requests/<requestId>.md` at the proposed stage, a draft pull request referencing the
  *   intake issue → `recordProposalPullRequest`.
  * - `StageAdvanceRejected` because a merge did not count → a comment on that pull request and
- *   a pull request restoring the request file (reconcile.ts).
+ *   a pull request restoring the request file (reconcile.ts); `RepositoryDiverged` (a merge after
+ *   the proposal ended, a reopened pull request) → the same restore, or a comment and closing.
  *
  * Every step is idempotent (look-up before create, deterministic names, command ids derived
  * from the event id), so handling an event again after a retry or a crash changes nothing. The
@@ -62,8 +64,13 @@ export const REACTOR_ACTOR = 'system:github-reactor';
 const COMMAND_NAMESPACE = '1f6b7d0e-4c1a-5b0e-9a51-6f1f3a0c2b7e';
 
 const FILTER: EventFilter = {
-  streamPrefixes: ['request-'],
-  eventTypes: ['RequestProposed', 'StageAdvanceProposed', 'StageAdvanceRejected'],
+  streamPrefixes: ['request-', DIVERGENCE_STREAM_PREFIX],
+  eventTypes: [
+    'RequestProposed',
+    'StageAdvanceProposed',
+    'StageAdvanceRejected',
+    REPOSITORY_DIVERGED,
+  ],
 };
 
 export type ReactorState =
@@ -293,6 +300,12 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
     await record(pull);
   };
 
+  const reconcileDeps = {
+    github,
+    logger,
+    readStream: (streamId: string) => eventStore.readStream(streamId),
+  };
+
   const handle = (event: RecordedEvent, signal: AbortSignal): Promise<void> => {
     switch (event.type) {
       case 'RequestProposed':
@@ -300,11 +313,9 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
       case 'StageAdvanceProposed':
         return onStageAdvanceProposed(event, signal);
       case 'StageAdvanceRejected':
-        return reconcileUncountedMerge(
-          { github, logger, readStream: (streamId) => eventStore.readStream(streamId) },
-          event,
-          signal,
-        );
+        return reconcileUncountedMerge(reconcileDeps, event, signal);
+      case REPOSITORY_DIVERGED:
+        return reconcileDivergence(reconcileDeps, event, signal);
       default:
         return Promise.resolve();
     }

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../event-store/types.js';
-import type { StageAdvanceRejected } from '../requests/events.js';
+import type { RepositoryDivergedData } from '../governance/divergence.js';
+import { requestStreamId, type StageAdvanceRejected } from '../requests/events.js';
 import type { Logger } from '../runtime/logger.js';
 import { BRANCH_PREFIX, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
@@ -53,17 +54,24 @@ export interface ReconcileDeps {
   readonly readStream: (streamId: string) => Promise<RecordedEvent[]>;
 }
 
-export const reconcileUncountedMerge = async (
+interface Disagreement {
+  readonly requestId: string;
+  readonly proposalId: string;
+  readonly pullNumber: number;
+  readonly by: string;
+  /** Why the log disagrees, as recorded. */
+  readonly reason: string;
+}
+
+/** Comment on the pull request and open the one restoring the request file (both once). */
+const restoreRequestFile = async (
   deps: ReconcileDeps,
-  event: RecordedEvent,
+  streamId: string,
+  what: Disagreement,
   signal: AbortSignal,
 ): Promise<void> => {
-  const data = (event as RecordedEvent<string, StageAdvanceRejected['data']>).data;
-  const notCounted = data.mergeNotCounted;
-  if (!notCounted) return;
-  const { requestId, proposalId } = data;
-  const stream = await deps.readStream(event.streamId);
-  const content = renderRecordedRequestFile(stream);
+  const { requestId, proposalId, pullNumber, by, reason } = what;
+  const content = renderRecordedRequestFile(await deps.readStream(streamId));
   if (content === undefined) return;
   const path = requestFilePath(requestId);
   const restore = await deps.github.ensureProposalPullRequest(
@@ -71,13 +79,13 @@ export const reconcileUncountedMerge = async (
       branch: restoreBranch(proposalId),
       path,
       content,
-      commitMessage: `${requestId}: restore ${path} (the merge of #${notCounted.pullNumber} did not count)`,
-      title: `[${requestId}] restore ${path}: the merge of #${notCounted.pullNumber} did not count`,
+      commitMessage: `${requestId}: restore ${path} (the merge of #${pullNumber} did not count)`,
+      title: `[${requestId}] restore ${path}: the merge of #${pullNumber} did not count`,
       body: [
         notCountedMarker(proposalId),
-        `#${notCounted.pullNumber} was merged by @${notCounted.mergedBy}, but that merge does not count as an approval, so \`${path}\` on the base branch no longer says what the log records.`,
+        `#${pullNumber} was merged by @${by}, but that merge does not count as an approval, so \`${path}\` on the base branch no longer says what the log records.`,
         '',
-        data.reason,
+        reason,
         '',
         'Merging this pull request puts the file back to the recorded state. It changes no stage and needs no second maintainer.',
       ].join('\n'),
@@ -86,18 +94,58 @@ export const reconcileUncountedMerge = async (
     signal,
   );
   await deps.github.ensureComment({
-    number: notCounted.pullNumber,
+    number: pullNumber,
     marker: notCountedMarker(proposalId),
     body: [
-      `This merge by @${notCounted.mergedBy} does not count as an approval of \`${proposalId}\`.`,
+      `This merge by @${by} does not count as an approval of \`${proposalId}\`.`,
       '',
-      data.reason,
+      reason,
       '',
       `The proposal has ended (recorded in the log). #${restore.number} restores \`${path}\`; the change can be proposed again for another maintainer to merge.`,
     ].join('\n'),
   });
   deps.logger.info(
-    { requestId, proposalId, pull: notCounted.pullNumber, restore: restore.number },
+    { requestId, proposalId, pull: pullNumber, restore: restore.number },
     'merge that did not count: commented and restore pull request opened',
+  );
+};
+
+/** `StageAdvanceRejected` because a merge did not count. */
+export const reconcileUncountedMerge = async (
+  deps: ReconcileDeps,
+  event: RecordedEvent,
+  signal: AbortSignal,
+): Promise<void> => {
+  const data = (event as RecordedEvent<string, StageAdvanceRejected['data']>).data;
+  const notCounted = data.mergeNotCounted;
+  if (!notCounted) return;
+  await restoreRequestFile(
+    deps,
+    event.streamId,
+    { ...data, pullNumber: notCounted.pullNumber, by: notCounted.mergedBy },
+    signal,
+  );
+};
+
+/** `RepositoryDiverged`: a merge after the proposal ended, or a reopened pull request. */
+export const reconcileDivergence = async (
+  deps: ReconcileDeps,
+  event: RecordedEvent,
+  signal: AbortSignal,
+): Promise<void> => {
+  const data = (event as RecordedEvent<string, RepositoryDivergedData>).data;
+  if (data.kind === 'merged_after_decision') {
+    await restoreRequestFile(deps, requestStreamId(data.requestId), data, signal);
+    return;
+  }
+  await deps.github.ensureComment({
+    number: data.pullNumber,
+    marker: `<!-- cogitave:reopened=${data.proposalId}:${event.id} -->`,
+    body: data.reason,
+  });
+  await deps.github.closePullRequest(data.pullNumber);
+  deps.logger.info(
+    { requestId: data.requestId, proposalId: data.proposalId, pull: data.pullNumber },
+    'reopened pull request of an ended proposal: commented and closed again',
   );
 };

@@ -26,6 +26,9 @@ import { INTAKE_LABEL, markerIn, proposalIdOfBranch, requestIdOfProposal } from 
  *   repository into its base branch: merged → `approveProposal` (by `merged_by`, with the merge
  *   commit), unmerged → `rejectProposal`. Resolved by branch name, so a merge that arrives before
  *   the reactor recorded the pull request still applies.
+ * - `pull_request.reopened` of a proposal that has ended → recorded (`RepositoryDiverged`); the
+ *   reactor comments and closes it again. A merge after the proposal ended is recorded the same
+ *   way, and the reactor restores the request file.
  * - `issues.closed` as `not_planned` on an intake issue (marker) → `rejectIntake`.
  * - Anything else → 200 "ignored", nothing appended, nothing recorded.
  *
@@ -68,7 +71,7 @@ export interface WebhookReceiverOptions {
   readonly eventStore: EventStore;
   readonly handlers: RequestCommandHandlers;
   /** Merges go through governance: approved, or recorded as not counting. */
-  readonly governance: Pick<GovernanceService, 'applyMerge'>;
+  readonly governance: Pick<GovernanceService, 'applyMerge' | 'applyReopen'>;
   readonly logger: Logger;
   readonly clock?: () => Date;
 }
@@ -112,7 +115,7 @@ export interface WebhookReceiver {
 const userSchema = z.object({ login: z.string().min(1) });
 const repositorySchema = z.object({ full_name: z.string(), default_branch: z.string().optional() });
 const pullRequestClosedSchema = z.object({
-  action: z.literal('closed'),
+  action: z.enum(['closed', 'reopened']),
   repository: repositorySchema,
   sender: userSchema,
   pull_request: z.object({
@@ -149,6 +152,12 @@ type Decision =
       readonly actor: string;
     }
   | {
+      readonly command: 'recordReopen';
+      readonly input: { readonly requestId: string; readonly proposalId: string };
+      readonly actor: string;
+      readonly pullNumber: number;
+    }
+  | {
       readonly command: 'rejectIntake';
       readonly input: IntakeDecisionInput;
       readonly actor: string;
@@ -177,7 +186,7 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
   const route = (name: string, payload: unknown): Routed => {
     if (name === 'pull_request') {
       const parsed = pullRequestClosedSchema.safeParse(payload);
-      if (!parsed.success) return { ignore: 'not a pull_request.closed delivery' };
+      if (!parsed.success) return { ignore: 'not a pull_request.closed or .reopened delivery' };
       const { repository, pull_request: pull, sender } = parsed.data;
       if (!sameRepository(repository.full_name, options.repository)) {
         return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
@@ -193,6 +202,14 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
       const base = options.baseBranch ?? repository.default_branch;
       if (base !== undefined && pull.base.ref !== base) {
         return { ignore: `pull request #${pull.number} targets ${pull.base.ref}, not ${base}` };
+      }
+      if (parsed.data.action === 'reopened') {
+        return {
+          command: 'recordReopen',
+          actor: sender.login,
+          pullNumber: pull.number,
+          input: { requestId, proposalId },
+        };
       }
       if (pull.merged === true) {
         const by = pull.merged_by?.login ?? sender.login;
@@ -262,6 +279,11 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
         return handlers.rejectIntake(decision.input, meta);
       case 'rejectProposal':
         return handlers.rejectProposal(decision.input, meta);
+      case 'recordReopen':
+        return options.governance.applyReopen(
+          { ...decision.input, pullNumber: decision.pullNumber, reopenedBy: decision.actor },
+          meta,
+        );
       case 'approveProposal':
         return options.governance.applyMerge(
           {
@@ -402,9 +424,13 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
       if (!(error instanceof WrongExpectedVersion)) throw error;
     }
     if (result.counted === false) {
-      // Recorded: the proposal ended, and the reactor comments and restores the request file.
-      log.warn({ ...subject, reason: result.reason }, 'merge recorded as not counting');
-      return { status: 200, body: { status: 'not counted', ...subject, reason: result.reason } };
+      // Recorded (the proposal ended, or the divergence): the reactor comments and reconciles.
+      const status = routed.command === 'recordReopen' ? 'reopen recorded' : 'not counted';
+      log.warn({ ...subject, reason: result.reason }, `webhook: ${status}`);
+      return { status: 200, body: { status, ...subject, reason: result.reason } };
+    }
+    if (routed.command === 'recordReopen') {
+      return { status: 200, body: { status: 'nothing to reconcile', ...subject } };
     }
     log.info({ ...subject, revision: recorded.requestRevision }, 'webhook applied');
     return { status: 200, body: { status: 'applied', ...subject } };

@@ -3,7 +3,7 @@ import type { CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/types.js';
 import type { CommandResult, RequestCommandHandlers } from '../requests/commands.js';
-import { ApprovalNotCounted } from '../requests/errors.js';
+import { ApprovalNotCounted, RecordConflict } from '../requests/errors.js';
 import { requestStreamId } from '../requests/events.js';
 import { findProposal, foldRequestStream, type ProposalRecord } from '../requests/fold.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
@@ -13,6 +13,7 @@ import {
   type ApprovalMode,
   type RecordedApprovalMode,
 } from './approval-mode.js';
+import { recordDivergence } from './divergence.js';
 import type { PrincipalDirectory } from './principals.js';
 
 /**
@@ -75,8 +76,16 @@ export interface GovernanceService {
   }): Promise<RecordedApprovalMode>;
   /** Local approval (CLI, console): refused unless the deployment is in local mode. */
   decideLocally(input: LocalDecision): Promise<LocalDecisionResult>;
-  /** A merged proposal pull request: approves it, or records that the merge does not count. */
+  /**
+   * A merged proposal pull request: approves it, or records that the merge does not count
+   * (the proposal ends), or — merged after the proposal had ended — records the divergence.
+   */
   applyMerge(input: MergeInput, meta: CommandMetadata): Promise<MergeOutcome>;
+  /** A proposal pull request reopened: recorded when its proposal has ended (it stays ended). */
+  applyReopen(
+    input: { requestId: string; proposalId: string; pullNumber: number; reopenedBy: string },
+    meta: CommandMetadata,
+  ): Promise<MergeOutcome>;
 }
 
 const PROPOSAL_ID = /^(req-\d{4}-\d+)-p\d+$/;
@@ -241,6 +250,28 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
       );
       return { ...result, counted: true };
     } catch (error) {
+      if (error instanceof RecordConflict && error.details.outcome === 'rejected') {
+        const reason = `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after proposal ${input.proposalId} had ended (rejected); the merge approves nothing.`;
+        await recordDivergence(
+          eventStore,
+          {
+            requestId: input.requestId,
+            proposalId: input.proposalId,
+            kind: 'merged_after_decision',
+            pullNumber: input.pullNumber,
+            by: input.mergedBy,
+            mergeCommitSha: input.mergeCommitSha,
+            reason,
+          },
+          meta,
+        );
+        return {
+          requestId: input.requestId,
+          revision: await requestRevision(input.requestId),
+          counted: false,
+          reason,
+        };
+      }
       if (!(error instanceof ApprovalNotCounted)) throw error;
       const { judgement } = error;
       // The merge happened; it just is not an approval. End the proposal and say why, so the
@@ -264,8 +295,42 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     }
   };
 
+  const applyReopen: GovernanceService['applyReopen'] = async (input, meta) => {
+    const history = await eventStore.readStream(requestStreamId(input.requestId));
+    const state = foldRequestStream(history);
+    const proposal = state && findProposal(state, input.proposalId);
+    const revision = history.at(-1)?.revision ?? -1n;
+    if (!proposal || proposal.outcome === 'pending') {
+      return { requestId: input.requestId, revision, counted: true };
+    }
+    const reason = `Pull request #${input.pullNumber} was reopened by ${input.reopenedBy}, but proposal ${input.proposalId} was already ${proposal.outcome}; reopening revives nothing, so it is closed again. Propose the change again instead.`;
+    await recordDivergence(
+      eventStore,
+      {
+        requestId: input.requestId,
+        proposalId: input.proposalId,
+        kind: 'reopened',
+        pullNumber: input.pullNumber,
+        by: input.reopenedBy,
+        mergeCommitSha: null,
+        reason,
+      },
+      meta,
+    );
+    return { requestId: input.requestId, revision, counted: false, reason };
+  };
+
+  const requestRevision = async (requestId: string): Promise<bigint> =>
+    (
+      await eventStore.readStream(requestStreamId(requestId), {
+        direction: 'backwards',
+        maxCount: 1,
+      })
+    )[0]?.revision ?? -1n;
+
   return {
     principals,
+    applyReopen,
     recordedMode,
     adoptConfiguredMode,
     setMode,

@@ -152,6 +152,51 @@ describe('four eyes compares principals on GitHub', () => {
   });
 });
 
+describe('GitHub and the log disagreeing after a decision', () => {
+  it('given a rejected proposal, when its pull request is reopened and then merged, then each is recorded, the reactor closes it again, and the merge is answered by a restore pull request', async () => {
+    const { requestId, proposalId, pull } = await world.proposalWithPull(4, 'token:octocat-agent');
+    h.double.closePullRequest(OWNER, REPO, pull, { closedBy: 'grace' });
+    expect(
+      (await world.deliver('pull_request', world.pullPayload(pull, 'grace'))).body,
+    ).toMatchObject({ status: 'applied', command: 'rejectProposal' });
+
+    h.double.reopenPullRequest(OWNER, REPO, pull, { by: 'grace' });
+    const reopened = await world.deliver(
+      'pull_request',
+      world.pullPayload(pull, 'grace', 'reopened'),
+    );
+    expect(reopened.body).toMatchObject({ status: 'reopen recorded', requestId, proposalId });
+    await runReactor();
+    expect(h.double.getPullRequest(OWNER, REPO, pull).state).toBe('closed');
+    expect(
+      h.double
+        .listComments(OWNER, REPO, pull)
+        .some((c) => (c.body ?? '').includes('reopening revives nothing')),
+    ).toBe(true);
+
+    // Reopened once more and merged before anyone noticed: GitHub merged an ended proposal.
+    h.double.reopenPullRequest(OWNER, REPO, pull, { by: 'grace' });
+    h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'grace' });
+    const merged = await world.deliver('pull_request', world.pullPayload(pull, 'grace'));
+    expect(merged.body).toMatchObject({ status: 'not counted', requestId, proposalId });
+    expect(String(merged.body.reason)).toContain('after proposal');
+    await runReactor();
+
+    const events = await requestEvents(h, requestId);
+    expect(events.map((e) => e.type)).not.toContain('StageAdvanceApproved');
+    const divergences = await h.eventStore.readStream(`github-divergence-${requestId}`);
+    expect(divergences.map((e) => (e.data as { kind: string }).kind)).toEqual([
+      'reopened',
+      'merged_after_decision',
+    ]);
+    const restored = h.double.listFiles(OWNER, REPO, restoreBranch(proposalId))[
+      `requests/${requestId}.md`
+    ];
+    expect(restored).toBe(renderRecordedRequestFile(events));
+    expect(h.double.violations).toEqual([]);
+  });
+});
+
 describe('four eyes without a principal table', () => {
   let plain: WebhookWorld;
   beforeAll(async () => {

@@ -414,6 +414,24 @@ export class GitHubDouble {
     return this.json.pull(record, issue);
   }
 
+  /** Reopens a closed, unmerged pull request, as GitHub's "Reopen" button does. */
+  reopenPullRequest(
+    owner: string,
+    repo: string,
+    number: number,
+    options: { by?: string } = {},
+  ): PullRequestJson {
+    const record = this.repo(owner, repo);
+    const issue = this.pull(record, number);
+    this.state.setIssueState(
+      record,
+      issue,
+      'open',
+      this.state.user(options.by ?? record.owner.login),
+    );
+    return this.json.pull(record, issue);
+  }
+
   /** Closes an issue, as completed unless told otherwise. */
   closeIssue(
     owner: string,
