@@ -10,6 +10,7 @@ import { ingestCommand } from './commands/ingest.js';
 import { migrateCommand } from './commands/migrate.js';
 import { proposalsCommand } from './commands/proposals.js';
 import { replayCommand } from './commands/replay.js';
+import { requestsCommand } from './commands/requests.js';
 import { serveCommand } from './commands/serve.js';
 import { sourcesCommand } from './commands/sources.js';
 import { verifyCommand } from './commands/verify.js';
@@ -44,6 +45,7 @@ const program = new Command('cogitave')
   .addCommand(sourcesCommand)
   .addCommand(proposalsCommand)
   .addCommand(approvalModeCommand)
+  .addCommand(requestsCommand)
   .addCommand(configCommand);
 
 for (const command of program.commands) {

@@ -60,7 +60,7 @@ const firstIssue = (result: { success: boolean; error?: { issues: { message: str
 
 // Intake facts cannot be edited after intake, so the proposed-stage items say how to recover.
 const FIXED_AT_INTAKE =
-  'Set at intake: if it fails, withdraw the request and submit a corrected intake.';
+  'Set at intake: if it fails, withdraw the request (propose stage "withdrawn" with advance_stage; a maintainer approves it) and submit a corrected intake.';
 
 const proposed: readonly DodItem[] = [
   {

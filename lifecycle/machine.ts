@@ -43,6 +43,7 @@ export interface AdvanceEvent {
 export type LifecycleEvent =
   | AdvanceEvent
   | { readonly type: 'withdraw'; readonly actor: string }
+  | { readonly type: 'maintainer_withdraw' }
   | { readonly type: 'reject_intake' };
 
 export type LifecycleEventType = LifecycleEvent['type'];
@@ -129,6 +130,17 @@ export const guardExplanations = {
       ? null
       : { code: 'not_owner', actor, owners: context.owners };
   },
+  /**
+   * Asking to withdraw is for the request's own people too; a maintainer still decides. Checked
+   * when proposed: at approval the proposer is the same (four eyes compares it as a principal).
+   */
+  proposerIsOwner: ({ context, event }: GuardArgs): Refusal | null => {
+    if ('approvedBy' in event && event.approvedBy !== undefined) return null;
+    const actor = proposalOf(event)?.proposedBy ?? '';
+    return context.owners.some((owner) => sameActor(owner, actor))
+      ? null
+      : { code: 'not_owner', actor, owners: context.owners };
+  },
 };
 
 export type LifecycleGuardName = keyof typeof guardExplanations;
@@ -149,6 +161,7 @@ const lifecycle = setup({
     resumesTo: (args, params: { readonly stage: Stage }) =>
       holds(guardExplanations.resumesTo(args, params)),
     actorIsOwner: (args) => holds(guardExplanations.actorIsOwner(args)),
+    proposerIsOwner: (args) => holds(guardExplanations.proposerIsOwner(args)),
   },
   actions: {
     // An approved proposal's evidence joins the facts, and it is no longer pending.
@@ -222,17 +235,27 @@ const resume = (to: Stage) =>
   }) as const;
 
 /**
- * Withdrawal is the owner's own decision, not a proposal: it needs no approval and may
- * happen while a proposal is pending (the proposal is then abandoned; its PR gets closed).
+ * Withdrawing directly is the owner's own decision (`withdraw`) or a maintainer's
+ * (`maintainer_withdraw`): it needs no approval and may happen while a proposal is pending (the
+ * proposal is then abandoned; its PR gets closed). Over MCP an owner only proposes it
+ * (`advance.withdrawn`), and a maintainer approves like any other stage change.
  */
-const withdraw = { target: 'withdrawn', guard: 'actorIsOwner' } as const;
+const withdrawing = {
+  withdraw: { target: 'withdrawn', guard: 'actorIsOwner' },
+  maintainer_withdraw: { target: 'withdrawn' },
+  'advance.withdrawn': {
+    target: 'withdrawn',
+    guard: and(['noPendingProposal', 'approverIsNotProposer', 'proposerIsOwner']),
+    actions: 'applyProposal',
+  },
+} as const;
 
 // Rejected and superseded are maintainer decisions, proposed like any other stage change;
 // allowed from every active stage (and deferred) because that decision can come at any time.
 const closing = {
   'advance.rejected': closeAs('rejected'),
   'advance.superseded': closeAs('superseded'),
-  withdraw,
+  ...withdrawing,
 } as const;
 
 export const lifecycleMachine = lifecycle.createMachine({
@@ -253,7 +276,7 @@ export const lifecycleMachine = lifecycle.createMachine({
         'advance.accepted': forward('proposed', 'accepted'),
         reject_intake: { target: 'rejected' },
         'advance.superseded': closeAs('superseded'),
-        withdraw,
+        ...withdrawing,
       },
     },
     accepted: {

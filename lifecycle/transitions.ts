@@ -10,7 +10,12 @@ import { isStage, TERMINAL_STAGES, type Stage } from './stages.js';
  */
 
 const STAGE_GUARDS = ['dodMet', 'resumesTo'] as const;
-const PLAIN_GUARDS = ['noPendingProposal', 'approverIsNotProposer', 'actorIsOwner'] as const;
+const PLAIN_GUARDS = [
+  'noPendingProposal',
+  'approverIsNotProposer',
+  'actorIsOwner',
+  'proposerIsOwner',
+] as const;
 type StageGuardName = (typeof STAGE_GUARDS)[number];
 type PlainGuardName = (typeof PLAIN_GUARDS)[number];
 
@@ -66,6 +71,7 @@ const flattenGuard = (guard: unknown): GuardRef[] => {
 
 const isLifecycleEventType = (text: string): text is LifecycleEventType =>
   text === 'withdraw' ||
+  text === 'maintainer_withdraw' ||
   text === 'reject_intake' ||
   (text.startsWith('advance.') && isStage(text.slice('advance.'.length)));
 
@@ -95,6 +101,7 @@ const GUARD_MEANING: Readonly<Record<LifecycleGuardName, string>> = {
   approverIsNotProposer: 'on approval: the approver is not the proposer (four eyes)',
   resumesTo: 'the request was deferred from `stage`; it resumes there and nowhere else',
   actorIsOwner: "the actor is the request's intake proposer or its requester",
+  proposerIsOwner: "the proposer is the request's intake proposer or its requester",
 };
 
 const transitionTable = (): string[] => [
@@ -136,7 +143,9 @@ export const renderTransitionsDocument = (): string =>
     '',
     'Every stage change of a request is one edge of the XState machine in `lifecycle/machine.ts`.',
     'Stage proposals send `advance.<to>`: checked when proposed (no approver yet) and again when',
-    'approved (with the approver). `withdraw` and `reject_intake` are direct commands.',
+    'approved (with the approver). `withdraw` (by the request\'s owner), `maintainer_withdraw` and',
+    '`reject_intake` (by a maintainer) are direct commands; over MCP an owner asks to withdraw',
+    'by proposing `withdrawn`, which a maintainer approves.',
     '',
     '## Transitions',
     '',

@@ -124,5 +124,9 @@ export const canApprove = (
 export const canWithdraw = (view: LifecycleView, actor: string): Verdict =>
   check(view, { type: 'withdraw', actor }, 'withdrawn');
 
+/** A maintainer withdraws a request directly (the CLI, the console): any active stage. */
+export const canMaintainerWithdraw = (view: LifecycleView): Verdict =>
+  check(view, { type: 'maintainer_withdraw' }, 'withdrawn');
+
 export const canRejectIntake = (view: LifecycleView): Verdict =>
   check(view, { type: 'reject_intake' }, 'rejected');

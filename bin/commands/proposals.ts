@@ -7,7 +7,7 @@ import { withApp } from './context.js';
  * the governance service (the deployment's recorded mode, principals, four eyes). No MCP tool
  * can approve, so an agent that proposes can never approve its own work.
  */
-const LOCAL_ONLY =
+export const LOCAL_ONLY =
   "Local approval mode only: refused when the deployment's recorded approval mode is github, whatever this shell's environment says. Never exposed over MCP: only an operator with access to this machine and its database can decide.";
 
 const decide = async (

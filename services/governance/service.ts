@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TERMINAL_STAGES } from '../../lifecycle/stages.js';
 import type { CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/types.js';
@@ -43,6 +44,21 @@ export interface LocalDecision {
   readonly actor?: string | undefined;
 }
 
+/** A maintainer's direct decision on a request (no proposal): reject its intake, withdraw it. */
+export interface LocalRequestDecision {
+  readonly requestId: string;
+  readonly decision: 'reject-intake' | 'withdraw';
+  readonly as: string;
+  readonly reason: string;
+  /** The events' actor (default `maintainer:<as>`). */
+  readonly actor?: string | undefined;
+}
+
+export interface LocalRequestDecisionResult extends CommandResult {
+  readonly fromStage: string;
+  readonly toStage: string;
+}
+
 export interface LocalDecisionResult extends CommandResult {
   readonly proposal: ProposalRecord;
 }
@@ -76,6 +92,8 @@ export interface GovernanceService {
   }): Promise<RecordedApprovalMode>;
   /** Local approval (CLI, console): refused unless the deployment is in local mode. */
   decideLocally(input: LocalDecision): Promise<LocalDecisionResult>;
+  /** Local approval (CLI, console): reject a draft or withdraw a request, local mode only. */
+  decideRequestLocally(input: LocalRequestDecision): Promise<LocalRequestDecisionResult>;
   /**
    * A merged proposal pull request: approves it, or records that the merge does not count
    * (the proposal ends), or — merged after the proposal had ended — records the divergence.
@@ -89,6 +107,7 @@ export interface GovernanceService {
 }
 
 const PROPOSAL_ID = /^(req-\d{4}-\d+)-p\d+$/;
+const REQUEST_ID = /^req-\d{4}-\d{4,}$/;
 
 const describeMode = (mode: RecordedApprovalMode): string =>
   mode.source === 'inferred'
@@ -184,14 +203,8 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     return after;
   };
 
-  const decideLocally: GovernanceService['decideLocally'] = async (input) => {
-    const requestId = PROPOSAL_ID.exec(input.proposalId)?.[1];
-    if (requestId === undefined) {
-      throw new InvalidArgument(
-        `"${input.proposalId}" is not a proposal id; they look like req-2026-0001-p1 (see "cogitave proposals list")`,
-      );
-    }
-    // The deployment's mode, not this process's environment, says whether local approval exists.
+  // The deployment's mode, not this process's environment, says whether local approval exists.
+  const ensureLocal = async (): Promise<void> => {
     const mode = (await recordedMode()) ?? {
       mode: configuredMode,
       source: 'configured' as const,
@@ -203,6 +216,16 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
         { mode: mode.mode },
       );
     }
+  };
+
+  const decideLocally: GovernanceService['decideLocally'] = async (input) => {
+    const requestId = PROPOSAL_ID.exec(input.proposalId)?.[1];
+    if (requestId === undefined) {
+      throw new InvalidArgument(
+        `"${input.proposalId}" is not a proposal id; they look like req-2026-0001-p1 (see "cogitave proposals list")`,
+      );
+    }
+    await ensureLocal();
     const history = await eventStore.readStream(requestStreamId(requestId));
     const state = foldRequestStream(history);
     const proposal = state && findProposal(state, input.proposalId);
@@ -230,6 +253,38 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
         ? await handlers.approveProposal({ ...decision, mergeCommitSha: null }, meta)
         : await handlers.rejectProposal({ ...decision, reason: input.reason }, meta);
     return { ...result, proposal };
+  };
+
+  const decideRequestLocally: GovernanceService['decideRequestLocally'] = async (input) => {
+    const { requestId } = input;
+    if (!REQUEST_ID.test(requestId)) {
+      throw new InvalidArgument(
+        `"${requestId}" is not a request id; they look like req-2026-0001 (see "cogitave proposals list" or list_requests)`,
+      );
+    }
+    await ensureLocal();
+    const state = foldRequestStream(await eventStore.readStream(requestStreamId(requestId)));
+    if (!state) throw new NotFound(`No request ${requestId}; check the id (req-YYYY-NNNN)`);
+    const toStage = input.decision === 'withdraw' ? 'withdrawn' : 'rejected';
+    // The handlers treat deciding again as a no-op; say so instead of reporting a decision.
+    if (TERMINAL_STAGES.includes(state.stage)) {
+      throw new CogitaveError(
+        'FAILED_PRECONDITION',
+        `Request ${requestId} is already ${state.stage}, so it cannot be ${toStage}; nothing changed.`,
+      );
+    }
+    const meta = operatorMeta(input.actor ?? `maintainer:${input.as}`);
+    const decision = {
+      requestId,
+      decidedBy: input.as,
+      via: 'local' as const,
+      reason: input.reason,
+    };
+    const result =
+      input.decision === 'withdraw'
+        ? await handlers.withdrawByMaintainer(decision, meta)
+        : await handlers.rejectIntake(decision, meta);
+    return { ...result, fromStage: state.stage, toStage };
   };
 
   const applyMerge: GovernanceService['applyMerge'] = async (input, meta) => {
@@ -335,6 +390,7 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     adoptConfiguredMode,
     setMode,
     decideLocally,
+    decideRequestLocally,
     applyMerge,
   };
 };

@@ -87,6 +87,14 @@ export interface IntakeDecisionInput {
   readonly reason: string;
 }
 
+/** A maintainer withdraws a request directly (no proposal): the local CLI or console. */
+export interface MaintainerWithdrawInput {
+  readonly requestId: string;
+  readonly decidedBy: string;
+  readonly via: ApprovalChannel;
+  readonly reason: string;
+}
+
 export interface WithdrawInput {
   readonly requestId: string;
   readonly reason: string;
@@ -114,5 +122,11 @@ export interface RequestCommandHandlers {
   approveProposal(input: ProposalDecisionInput, meta: CommandMetadata): Promise<CommandResult>;
   rejectProposal(input: ProposalDecisionInput, meta: CommandMetadata): Promise<CommandResult>;
   rejectIntake(input: IntakeDecisionInput, meta: CommandMetadata): Promise<CommandResult>;
+  /** The request's owner withdraws it (no approval). */
   withdraw(input: WithdrawInput, meta: CommandMetadata): Promise<CommandResult>;
+  /** A maintainer withdraws it; never reachable from MCP, where withdrawing is a proposal. */
+  withdrawByMaintainer(
+    input: MaintainerWithdrawInput,
+    meta: CommandMetadata,
+  ): Promise<CommandResult>;
 }

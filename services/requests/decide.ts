@@ -1,6 +1,7 @@
 import type { IntakeForm } from '../../lifecycle/intake-form.js';
 import {
   canApprove,
+  canMaintainerWithdraw,
   canPropose,
   canRejectIntake,
   canWithdraw,
@@ -13,6 +14,7 @@ import { createPrincipalDirectory, type PrincipalDirectory } from '../governance
 import type {
   IntakeDecisionInput,
   IntakeIssueInput,
+  MaintainerWithdrawInput,
   ProposalDecisionInput,
   ProposalPullRequestInput,
   StageAdvanceInput,
@@ -75,7 +77,12 @@ export type RequestCommand =
       readonly input: ProposalDecisionInput;
       readonly meta: CommandMetadata;
     }
-  | { readonly type: 'Withdraw'; readonly input: WithdrawInput; readonly meta: CommandMetadata };
+  | { readonly type: 'Withdraw'; readonly input: WithdrawInput; readonly meta: CommandMetadata }
+  | {
+      readonly type: 'MaintainerWithdraw';
+      readonly input: MaintainerWithdrawInput;
+      readonly meta: CommandMetadata;
+    };
 
 export type RequestCommandType = RequestCommand['type'];
 
@@ -354,6 +361,27 @@ const withdraw = (
   ];
 };
 
+const maintainerWithdraw = (
+  { input }: { input: MaintainerWithdrawInput },
+  state: RequestState,
+): RequestEvent[] => {
+  const view = existing(state, input.requestId);
+  if (view.stage === 'withdrawn') return [];
+  const live = open(state, input.requestId, 'withdrawing it');
+  ensure(canMaintainerWithdraw(live), `Withdrawing ${input.requestId}`);
+  return [
+    {
+      type: 'RequestWithdrawn',
+      data: {
+        requestId: input.requestId,
+        withdrawnBy: input.decidedBy,
+        reason: input.reason,
+        via: input.via,
+      },
+    },
+  ];
+};
+
 export const decide = (command: RequestCommand, state: RequestState): RequestEvent[] => {
   switch (command.type) {
     case 'ProposeIntake':
@@ -372,6 +400,8 @@ export const decide = (command: RequestCommand, state: RequestState): RequestEve
       return rejectProposal(command, state);
     case 'Withdraw':
       return withdraw(command, state);
+    case 'MaintainerWithdraw':
+      return maintainerWithdraw(command, state);
   }
 };
 

@@ -62,8 +62,6 @@ const describeReason = (reason: Refusal): string => {
       if (reason.from === 'deferred' && reason.resumeStage) {
         hints.push(`a deferred request resumes to the stage it left ("${reason.resumeStage}")`);
       }
-      if (reason.to === 'withdrawn')
-        hints.push('to withdraw a request use withdraw, not a proposal');
       if (reason.to === 'rejected' && reason.from === 'proposed') {
         hints.push('a draft is rejected by closing its intake issue (rejectIntake)');
       }
@@ -80,7 +78,7 @@ const describeReason = (reason: Refusal): string => {
     case 'approver_is_proposer':
       return `${reason.actor} proposed ${reason.proposalId} and cannot approve it: another maintainer must approve (merge) it.`;
     case 'not_owner':
-      return `Only the request's intake proposer or requester (${reason.owners.join(', ')}) may withdraw it, and ${reason.actor} is neither; a maintainer can reject it instead.`;
+      return `Only the request's intake proposer or requester (${reason.owners.join(', ')}) may withdraw it or ask to, and ${reason.actor} is neither; a maintainer can reject or withdraw it.`;
   }
 };
 

@@ -143,6 +143,8 @@ export interface RequestWithdrawn {
     readonly requestId: string;
     readonly withdrawnBy: string;
     readonly reason: string;
+    /** Set when a maintainer withdrew it; absent when its owner did. */
+    readonly via?: ApprovalChannel;
   };
 }
 

@@ -17,6 +17,7 @@ import {
   intakeDecisionInputSchema,
   intakeInputSchema,
   intakeIssueInputSchema,
+  maintainerWithdrawInputSchema,
   proposalDecisionInputSchema,
   proposalPullRequestInputSchema,
   stageAdvanceInputSchema,
@@ -242,6 +243,13 @@ export const createRequestCommandHandlers = ({
         type: 'Withdraw',
         input: parseInput(withdrawInputSchema, input, 'withdraw'),
         meta: parseCommandMetadata(meta, 'withdraw'),
+      }),
+
+    withdrawByMaintainer: async (input, meta) =>
+      result({
+        type: 'MaintainerWithdraw',
+        input: parseInput(maintainerWithdrawInputSchema, input, 'withdrawByMaintainer'),
+        meta: parseCommandMetadata(meta, 'withdrawByMaintainer'),
       }),
   };
 };

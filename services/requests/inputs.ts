@@ -97,6 +97,13 @@ export const intakeDecisionInputSchema = z.strictObject({
   reason: text(2000, 'why the intake is rejected'),
 });
 
+export const maintainerWithdrawInputSchema = z.strictObject({
+  requestId: requestIdSchema,
+  decidedBy: text(200, 'the GitHub login or local maintainer'),
+  via: viaSchema,
+  reason: text(2000, 'why the request is withdrawn'),
+});
+
 export const withdrawInputSchema = z.strictObject({
   requestId: requestIdSchema,
   reason: text(2000, 'why the request is withdrawn'),

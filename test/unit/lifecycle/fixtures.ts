@@ -83,13 +83,13 @@ export const proposal = (
  * for a request deferred from accepted.
  */
 export const EXPECTED_PROPOSABLE: Readonly<Record<Stage, readonly Stage[]>> = {
-  proposed: ['accepted', 'superseded'],
-  accepted: ['specified', 'deferred', 'rejected', 'superseded'],
-  specified: ['in_progress', 'deferred', 'rejected', 'superseded'],
-  in_progress: ['in_review', 'specified', 'deferred', 'rejected', 'superseded'],
-  in_review: ['verifying', 'in_progress', 'rejected', 'superseded'],
-  verifying: ['done', 'in_progress', 'rejected', 'superseded'],
-  deferred: ['accepted', 'rejected', 'superseded'],
+  proposed: ['accepted', 'superseded', 'withdrawn'],
+  accepted: ['specified', 'deferred', 'rejected', 'superseded', 'withdrawn'],
+  specified: ['in_progress', 'deferred', 'rejected', 'superseded', 'withdrawn'],
+  in_progress: ['in_review', 'specified', 'deferred', 'rejected', 'superseded', 'withdrawn'],
+  in_review: ['verifying', 'in_progress', 'rejected', 'superseded', 'withdrawn'],
+  verifying: ['done', 'in_progress', 'rejected', 'superseded', 'withdrawn'],
+  deferred: ['accepted', 'rejected', 'superseded', 'withdrawn'],
   done: [],
   rejected: [],
   withdrawn: [],

@@ -52,6 +52,7 @@ describe('lifecycle machine: edges', () => {
         resumeStage,
         'rejected',
         'superseded',
+        'withdrawn',
       ]);
     });
   }
@@ -132,7 +133,7 @@ describe('lifecycle machine: deferred and resume', () => {
         code: 'transition_not_allowed',
         from: 'deferred',
         to: 'accepted',
-        allowed: ['specified', 'rejected', 'superseded'],
+        allowed: ['specified', 'rejected', 'superseded', 'withdrawn'],
         resumeStage: 'specified',
       },
     ]);

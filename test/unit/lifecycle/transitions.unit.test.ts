@@ -37,6 +37,7 @@ describe('TRANSITIONS.md', () => {
       ['in_progress', 'resumesTo(stage: in_progress)'],
       ['rejected', 'noPendingProposal'],
       ['superseded', 'noPendingProposal'],
+      ['withdrawn', 'noPendingProposal'],
     ]);
   });
 

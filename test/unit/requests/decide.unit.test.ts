@@ -290,6 +290,7 @@ describe('ProposeStageAdvance', () => {
         'deferred',
         'rejected',
         'superseded',
+        'withdrawn',
       ]);
       expect((error as Error).message).toContain('"in_review" cannot be reached from "accepted"');
     }
@@ -318,13 +319,27 @@ describe('ProposeStageAdvance', () => {
     }
   });
 
-  it('given a request, when withdrawn is proposed, then the refusal says to use withdraw', () => {
-    expect(() =>
+  it('given a request, when its owner proposes withdrawn, then it is only a pending proposal', () => {
+    const events = decide(
+      { type: 'ProposeStageAdvance', input: advance('withdrawn'), meta: meta() },
+      given(...historyTo('accepted')),
+    );
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'StageAdvanceProposed',
+        data: expect.objectContaining({ fromStage: 'accepted', toStage: 'withdrawn' }) as object,
+      }),
+    ]);
+    expect(given(...historyTo('accepted'), ...events)!.stage).toBe('accepted');
+  });
+
+  it('given a request, when someone who is not its owner proposes withdrawn, then the refusal names its owners', () => {
+    const run = () =>
       decide(
-        { type: 'ProposeStageAdvance', input: advance('withdrawn'), meta: meta() },
+        { type: 'ProposeStageAdvance', input: advance('withdrawn'), meta: meta('agent:mallory') },
         given(...historyTo('accepted')),
-      ),
-    ).toThrow(/to withdraw a request use withdraw/);
+      );
+    expect(run).toThrow(/may withdraw it or ask to, and agent:mallory is neither/);
   });
 
   it('given a request deferred from specified, when accepted is proposed, then the refusal names the resume stage', () => {
@@ -602,7 +617,7 @@ describe('Withdraw', () => {
     const run = () =>
       decide({ type: 'Withdraw', input, meta: meta('agent:mallory') }, given(requestProposed()));
     expect(run).toThrow(NotRequestOwner);
-    expect(run).toThrow(/a maintainer can reject it instead/);
+    expect(run).toThrow(/a maintainer can reject or withdraw it/);
   });
 
   it('given a withdrawn request, when withdrawn again, then no events', () => {
@@ -650,5 +665,46 @@ describe('evolve', () => {
     expect(given(...historyTo('in_review'), ...moved(5, 'in_review', 'in_progress'))?.stage).toBe(
       'in_progress',
     );
+  });
+});
+
+describe('MaintainerWithdraw', () => {
+  const input = {
+    requestId: REQUEST_ID,
+    decidedBy: 'bob',
+    via: 'local' as const,
+    reason: 'Superseded by the audit roadmap.',
+  };
+  const command = { type: 'MaintainerWithdraw' as const, input, meta: meta(MAINTAINER) };
+
+  it('given an accepted request with a pending proposal, when a maintainer withdraws it, then RequestWithdrawn names the maintainer and nothing is pending', () => {
+    const history = [...historyTo('accepted'), stageAdvanceProposed(2, 'accepted', 'specified')];
+    const events = decide(command, given(...history));
+    expect(events).toEqual([
+      {
+        type: 'RequestWithdrawn',
+        data: {
+          requestId: REQUEST_ID,
+          withdrawnBy: 'bob',
+          reason: 'Superseded by the audit roadmap.',
+          via: 'local',
+        },
+      },
+    ]);
+    const after = given(...history, ...events);
+    expect(after!.stage).toBe('withdrawn');
+    expect(after!.pendingProposalId).toBeNull();
+  });
+
+  it('given a withdrawn request, when a maintainer withdraws it again, then no events', () => {
+    expect(decide(command, given(...historyTo('withdrawn')))).toEqual([]);
+  });
+
+  it('given a rejected request, when a maintainer withdraws it, then RequestClosed', () => {
+    expect(() => decide(command, given(...historyTo('rejected')))).toThrow(RequestClosed);
+  });
+
+  it('given no request, when a maintainer withdraws it, then RequestNotFound', () => {
+    expect(() => decide(command, initialState)).toThrow(RequestNotFound);
   });
 });
