@@ -304,3 +304,105 @@ describe('cogitave proposals (local approval mode)', () => {
     expect(approveHelp.stdout).toContain('--as <maintainer>');
   });
 });
+
+describe('cogitave requests (a maintainer decides directly, local approval mode)', () => {
+  const requests = (...args: string[]): Promise<CliResult> =>
+    runCli(['requests', ...args], env, 60_000);
+
+  it('given a draft, when a maintainer rejects its intake, then IntakeRejected via local and the request is rejected', async () => {
+    const requestId = await proposeIntake(handlers, 5);
+
+    const result = await requests(
+      'reject-intake',
+      requestId,
+      '--as',
+      'grace',
+      '--reason',
+      'Out of scope.',
+    );
+
+    expectExit(result, 0);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^rejected the intake of ${requestId} as grace: proposed → rejected \\(request ${requestId} at revision 1\\)\\n$`,
+      ),
+    );
+    const last = (await requestEvents({ eventStore }, requestId)).at(-1);
+    expect(last).toMatchObject({
+      type: 'IntakeRejected',
+      data: { requestId, rejectedBy: 'grace', via: 'local', reason: 'Out of scope.' },
+    });
+    expect(last?.metadata.actor).toBe('maintainer:grace');
+  });
+
+  it('given an accepted request with a pending proposal, when a maintainer withdraws it, then RequestWithdrawn via local and the proposal leaves the list', async () => {
+    const requestId = await proposeIntake(handlers, 6);
+    await handlers.approveProposal(
+      {
+        requestId,
+        proposalId: await proposeAcceptance(handlers, requestId),
+        decidedBy: 'grace',
+        via: 'local',
+      },
+      { commandId: crypto.randomUUID(), actor: 'maintainer:grace', at: new Date().toISOString() },
+    );
+    const pending = await handlers.proposeStageAdvance(
+      {
+        requestId,
+        toStage: 'deferred',
+        evidence: {},
+        rationale: 'Waiting for the audit roadmap to settle.',
+      },
+      { commandId: crypto.randomUUID(), actor: 'agent:alpha', at: new Date().toISOString() },
+    );
+
+    const result = await requests('withdraw', requestId, '--as', 'grace', '--reason', 'Duplicate.');
+
+    expectExit(result, 0);
+    expect(result.stdout).toContain(`withdrew ${requestId} as grace: accepted → withdrawn`);
+    expect((await requestEvents({ eventStore }, requestId)).at(-1)).toMatchObject({
+      type: 'RequestWithdrawn',
+      data: { requestId, withdrawnBy: 'grace', via: 'local', reason: 'Duplicate.' },
+    });
+    expect((await cli('list')).stdout).not.toContain(pending.proposalId);
+  });
+
+  it('given refused decisions, when run, then each exits with its code and appends nothing', async () => {
+    const requestId = await proposeIntake(handlers, 7);
+    await requests('withdraw', requestId, '--as', 'grace', '--reason', 'Gone.');
+    const before = await eventTypes({ eventStore }, requestId);
+
+    const again = await requests('withdraw', requestId, '--as', 'grace', '--reason', 'Gone.');
+    const rejectClosed = await requests(
+      'reject-intake',
+      requestId,
+      '--as',
+      'grace',
+      '--reason',
+      'x',
+    );
+    const unknown = await requests('withdraw', 'req-2026-9999', '--as', 'grace', '--reason', 'x');
+    const malformed = await requests('withdraw', 'REQ-1', '--as', 'grace', '--reason', 'x');
+    const noReason = await requests('reject-intake', requestId, '--as', 'grace');
+
+    expectExit(again, 65);
+    expect(again.stderr).toContain(`Request ${requestId} is already withdrawn`);
+    expectExit(rejectClosed, 65);
+    expectExit(unknown, 66);
+    expect(unknown.stderr).toContain('No request req-2026-9999');
+    expectExit(malformed, 2);
+    expect(malformed.stderr).toContain('is not a request id');
+    expectExit(noReason, 2);
+    expect(await eventTypes({ eventStore }, requestId)).toEqual(before);
+  });
+
+  it('given an accepted request, when a maintainer rejects its intake, then it is refused: only a draft is', async () => {
+    const requestId = await proposeIntake(handlers, 8);
+    await cli('approve', await proposeAcceptance(handlers, requestId), '--as', 'grace');
+
+    const result = await requests('reject-intake', requestId, '--as', 'grace', '--reason', 'Late.');
+
+    expectExit(result, 65);
+    expect(result.stderr).toContain('"rejected" cannot be reached from "accepted"');
+  });
+});
