@@ -19,14 +19,26 @@ export interface ComposedGatewayServices {
  * Builds the services the gateway's tools and resources run on, from the process's App. Each
  * capability adds its service here (and its field to `GatewayServices`).
  */
-export const createGatewayServices = async (app: App): Promise<ComposedGatewayServices> => {
+export interface GatewayServicesOptions {
+  /**
+   * The catalog start-up ingest of this process, once applied: the search index is first
+   * built after it, so a search never answers from a catalog that is still being ingested.
+   */
+  readonly catalogReady?: Promise<void>;
+}
+
+export const createGatewayServices = async (
+  app: App,
+  options: GatewayServicesOptions = {},
+): Promise<ComposedGatewayServices> => {
   const closers: (() => Promise<void>)[] = [];
-  // Builds its index in the background; searches wait for it (or answer UNAVAILABLE).
+  // Builds its index in the background; searches wait for it (bounded, then UNAVAILABLE).
   const search = createSearchService({
     db: app.database.pool,
     changes: app.changes,
     embedder: embedderFromConfig(app.config),
     logger: app.logger,
+    ...(options.catalogReady ? { buildAfter: options.catalogReady } : {}),
   });
   closers.push(() => search.close());
   const services: GatewayServices = {
@@ -53,6 +65,9 @@ export const createGatewayServices = async (app: App): Promise<ComposedGatewaySe
       db: app.database.pool,
       changes: app.changes,
     }),
+    approvals: app.github
+      ? { kind: 'github', repository: app.github.settings.repository }
+      : { kind: 'local' },
     readYourWrites: createReadYourWrites({
       waitForPosition: (projection, position, options) =>
         app.changes.waitForPosition(projection, position, options),

@@ -9,6 +9,10 @@ import type { ResourcesReadService } from '../services/resources/read-service.js
 import type { SearchService } from '../services/search/service.js';
 import type { ReadYourWrites } from './read-your-writes.js';
 
+/** How proposals are decided in this deployment, so agents are told only what is true. */
+export type ApprovalMode =
+  { readonly kind: 'github'; readonly repository: string } | { readonly kind: 'local' };
+
 /**
  * What tool handlers and resources run on: capability services only, never a database pool or
  * the event store. Every read method takes the caller's `ReadScope` (the `scope` of a tool's
@@ -30,4 +34,6 @@ export interface GatewayServices {
   readonly networks: NetworksService;
   /** Where each caller's writes are, so its next read waits for them (see read-your-writes.ts). */
   readonly readYourWrites: ReadYourWrites;
+  /** GitHub (pull requests and issues) or local (`cogitave proposals`): what agents are told. */
+  readonly approvals: ApprovalMode;
 }

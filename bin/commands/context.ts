@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { createApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../../services/runtime/config.js';
-import { createLogger, type Logger } from '../../services/runtime/logger.js';
+import { createLogger, defaultLogFormat, type Logger } from '../../services/runtime/logger.js';
 
 /**
  * Per-command composition: configuration is built once, then the app. Commands other than
@@ -9,7 +9,11 @@ import { createLogger, type Logger } from '../../services/runtime/logger.js';
  * readable.
  */
 export const commandLogger = (config: Config, quietByDefault: boolean): Logger =>
-  createLogger(quietByDefault && process.env.LOG_LEVEL === undefined ? 'warn' : config.logLevel);
+  createLogger(
+    quietByDefault && process.env.LOG_LEVEL === undefined ? 'warn' : config.logLevel,
+    'cogitave',
+    config.logFormat ?? defaultLogFormat(process.stderr.isTTY),
+  );
 
 /** This process as other processes on the same data folder are told of it. */
 export const commandLine = (): string =>

@@ -1,8 +1,11 @@
 import { Command, Option } from 'commander';
 import { assertSafeBind, createTokenAuth, loadTokenTable } from '../../mcp-gateway/auth/tokens.js';
+import { assertPortFree } from '../../mcp-gateway/http/port.js';
 import { httpSettingsFromConfig, startHttpServer } from '../../mcp-gateway/http/server.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
+import { assertCatalogDir } from '../../services/catalog/start-up.js';
+import { githubSettingsFromConfig } from '../../services/github/index.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { commandLine, commandLogger } from './context.js';
@@ -35,6 +38,9 @@ export const serveCommand = new Command('serve')
     const auth = createTokenAuth(tokens);
     // Local mode answers /mcp without a token, so only a gateway on HTTP must bind to loopback.
     if (partsOf(flags.role).gateway && !flags.stdio) assertSafeBind(config.httpHost, auth);
+    if (partsOf(flags.role).projector) assertCatalogDir(config);
+    // A taken port is said at once, not after opening and migrating the database.
+    if (!flags.stdio) await assertPortFree(config.httpHost, config.httpPort);
     const app = await createApp(config, logger, { mustOwn: true, command: commandLine() });
     // The deployment's approval mode lives in its log: the first start records it, a process
     // configured otherwise refuses to run (cogitave approval-mode set changes it).
@@ -69,6 +75,7 @@ const serveStdio = async (
   if (!served.gateway) throw new Error(`role ${role} has no MCP gateway`);
   served.start();
   const stdio = startStdio(served.gateway, logger);
+  await untilStarted(served, logger);
   logger.info({ role, transport: 'stdio', ...served.describe }, 'cogitave ready');
   await Promise.race([stdio.ended, untilSignal(logger)]);
   await stdio.close();
@@ -98,6 +105,7 @@ const serveHttp = async (
     throw error;
   }
   served.start();
+  await untilStarted(served, logger);
   logger.info(
     {
       role,
@@ -105,6 +113,7 @@ const serveHttp = async (
       ...(served.gateway ? { mcp: `${http.url}/mcp` } : {}),
       ...served.describe,
       ...served.announce?.(http.urls),
+      ...(served.gateway ? { next: nextSteps(`${http.url}/mcp`, app) } : {}),
     },
     'cogitave ready',
   );
@@ -112,4 +121,28 @@ const serveHttp = async (
   await served.drain();
   await http.close();
   await stop();
+};
+
+/** What a person who just started the server does next: connect a client, decide proposals. */
+const nextSteps = (mcpUrl: string, app: App): string[] => {
+  const github = githubSettingsFromConfig(app.config);
+  return [
+    `Connect an MCP client to ${mcpUrl}, e.g. claude mcp add --transport http cogitave ${mcpUrl} (README: Connect an MCP client).`,
+    github
+      ? `Approve a proposal by merging its draft pull request on ${github.repository}; close it to reject.`
+      : 'Approve what agents propose from another terminal: npm run cogitave -- proposals list, then npm run cogitave -- proposals approve <proposalId> --as <your name>.',
+  ];
+};
+
+/**
+ * "ready" means the tools can answer: the catalog is ingested and the search index built.
+ * Meanwhile /readyz answers 503 naming what is still starting; a part that cannot finish is
+ * logged and the process serves what it has.
+ */
+const untilStarted = async (served: ServedRole, logger: Logger): Promise<void> => {
+  try {
+    await served.started?.();
+  } catch (error) {
+    logger.warn({ err: error }, 'start-up did not finish; serving what is ready');
+  }
 };

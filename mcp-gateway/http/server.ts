@@ -1,3 +1,4 @@
+import { listenError } from './port.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -392,9 +393,12 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
     },
   );
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error): void => {
+      reject(listenError(error, options.host, options.port));
+    };
+    server.once('error', failed);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

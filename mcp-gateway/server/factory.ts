@@ -11,7 +11,7 @@ import type { GatewayServices } from '../services.js';
 import { readScopeOf, type ReadScope } from '../../services/access/grants.js';
 import { indexExtension, type GatewayExtension } from './extension.js';
 import { SERVER_ICON } from './icons.js';
-import { SERVER_INSTRUCTIONS } from './instructions.js';
+import { serverInstructions } from './instructions.js';
 import { getPrompt, listPrompts, PROMPT_NAMES } from './prompts.js';
 import { GatewayServer, invalidParams } from './protocol.js';
 import {
@@ -97,7 +97,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
           logging: {},
           completions: {},
         },
-        instructions: SERVER_INSTRUCTIONS,
+        instructions: serverInstructions(services.approvals),
       },
       {
         logger,

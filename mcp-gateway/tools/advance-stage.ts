@@ -48,7 +48,7 @@ export const advanceStageTool = defineTool({
   name: 'advance_stage',
   title: 'Propose a stage change',
   description:
-    'Proposes moving a request to another stage, with evidence for the current stage’s Definition of Done (see get_dod) and a rationale. It records a PROPOSAL only: the stage does not change until a maintainer merges the draft pull request opened for it on GitHub. Refused (as an error listing what is missing or allowed) when the transition is not allowed, the DoD is unmet, or another proposal is pending. Returns proposal_id and the draft PR link once it exists.',
+    'Proposes moving a request to another stage, with evidence for the current stage’s Definition of Done (see get_dod) and a rationale. It records a PROPOSAL only: the stage does not change until a maintainer approves it (next_step says how in this deployment). To withdraw your own request, propose to_stage "withdrawn". Refused (as an error listing what is missing or allowed) when the transition is not allowed, the DoD is unmet, or another proposal is pending. Returns proposal_id and the draft PR link once it exists.',
   input,
   output,
   annotations: appendOnly({ idempotent: false, openWorld: true }),
@@ -84,16 +84,17 @@ export const advanceStageTool = defineTool({
         proposed_by: caller.actor,
         pull_url: pullUrl,
       },
-      next_step: `Proposal ${proposalId} is pending; the request stays in "${stage}". A draft pull request is opened for it on GitHub; a maintainer merging it advances the request to "${args.to_stage}", closing it rejects the proposal. Follow it with get_request.`,
+      next_step:
+        services.approvals.kind === 'github'
+          ? `Proposal ${proposalId} is pending; the request stays in "${stage}". A draft pull request is opened for it on GitHub; a maintainer merging it advances the request to "${args.to_stage}", closing it rejects the proposal. Follow it with get_request.`
+          : `Proposal ${proposalId} is pending; the request stays in "${stage}". A maintainer approves it on this machine with \`cogitave proposals approve ${proposalId}\`, which moves the request to "${args.to_stage}", or rejects it with \`cogitave proposals reject\`. Follow it with get_request.`,
     };
   },
   render: (result) =>
     [
       `Proposed ${result.request_id}: ${result.proposal.from_stage} → ${result.proposal.to_stage} (${result.proposal.proposal_id}, pending).`,
       `Stage unchanged: ${result.stage}.`,
-      result.proposal.pull_url
-        ? `Draft PR: ${result.proposal.pull_url}`
-        : 'Draft PR: not opened yet.',
+      ...(result.proposal.pull_url ? [`Draft PR: ${result.proposal.pull_url}`] : []),
       result.next_step,
     ].join('\n'),
 });

@@ -56,7 +56,7 @@ export const requestIntakeTool = defineTool({
   name: 'request_intake',
   title: 'Propose a new request',
   description:
-    'Proposes a new request (intake): title, problem, product, requester and measurable acceptance criteria. It creates a DRAFT in stage "proposed" and nothing else: a GitHub issue is opened for it, and a maintainer accepts or rejects it there. Returns request_id (req-YYYY-NNNN), the draft and the issue link once it exists. Check progress with get_request; propose the next stage with advance_stage.',
+    'Proposes a new request (intake): title, problem, product, requester and measurable acceptance criteria. It creates a DRAFT in stage "proposed" and nothing else: a maintainer accepts or rejects it (next_step says how in this deployment). Returns request_id (req-YYYY-NNNN), the draft and, in GitHub mode, the intake issue link once it exists. Check progress with get_request; propose the next stage with advance_stage.',
   input,
   output,
   annotations: appendOnly({ idempotent: false, openWorld: true }),
@@ -88,15 +88,16 @@ export const requestIntakeTool = defineTool({
       // Opened by the reactor after this answer; get_request shows it then.
       github: { issue_url: null },
       request: documentOf(state),
-      next_step: `Draft ${requestId} is proposed; nothing is accepted yet. A maintainer reviews it on GitHub (the intake issue; its link appears in get_request once opened) and accepts or rejects it there. To move it on, call get_dod then advance_stage.`,
+      next_step:
+        services.approvals.kind === 'github'
+          ? `Draft ${requestId} is proposed; nothing is accepted yet. A maintainer reviews it on GitHub (the intake issue; its link appears in get_request once opened) and accepts or rejects it there. To move it on, call get_dod then advance_stage.`
+          : `Draft ${requestId} is proposed; nothing is accepted yet. To move it on, call get_dod then advance_stage: a maintainer approves proposals on this machine with \`cogitave proposals approve\` (or rejects the intake with \`cogitave requests reject-intake\`). Follow it with get_request.`,
     };
   },
   render: (result) =>
     [
       `Proposed ${result.request_id} (stage ${result.stage}, ${result.status}) — ${result.uri}`,
-      result.github.issue_url
-        ? `Intake issue: ${result.github.issue_url}`
-        : 'Intake issue: not opened yet (get_request shows it once it is).',
+      ...(result.github.issue_url ? [`Intake issue: ${result.github.issue_url}`] : []),
       `Title: ${result.request.title}`,
       result.next_step,
     ].join('\n'),

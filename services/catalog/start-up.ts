@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EventStore } from '../event-store/types.js';
 import type { Config } from '../runtime/config.js';
@@ -16,6 +16,28 @@ export const defaultCorpusDir = (): string => {
   const beside = fileURLToPath(new URL('./corpus/', import.meta.url));
   if (existsSync(beside)) return beside;
   return fileURLToPath(new URL('../../../services/catalog/corpus/', import.meta.url));
+};
+
+/**
+ * CATALOG_DIR must name a folder (or be `none`): checked when `serve` starts, before the
+ * database is opened, so a typo is a configuration error and not a log line later.
+ */
+export const assertCatalogDir = (config: Pick<Config, 'catalogDir'>): void => {
+  const setting = config.catalogDir;
+  if (setting === undefined || setting.toLowerCase() === 'none') return;
+  let isFolder = false;
+  try {
+    isFolder = statSync(setting).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder) {
+    throw new CogitaveError(
+      'CONFIG_INVALID',
+      `CATALOG_DIR: ${setting} is not a folder${existsSync(setting) ? '' : ' (it does not exist)'}; set it to the documentation folder to ingest at start-up, or to none to ingest nothing.`,
+      { catalogDir: setting },
+    );
+  }
 };
 
 export const CATALOG_INGEST_ACTOR = 'system:catalog-ingest';

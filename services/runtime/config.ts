@@ -190,7 +190,12 @@ const settings = {
         error: 'must be one of fatal, error, warn, info, debug, trace, silent',
       })
       .default('info'),
-    doc: 'Log level of the JSON logs written to stderr.',
+    doc: 'Log level of the logs written to stderr.',
+  },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    schema: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
+    doc: 'Logs on stderr as JSON lines or pretty lines for a person; unset: pretty when stderr is a terminal, JSON otherwise.',
   },
   githubRepository: {
     env: 'GITHUB_REPOSITORY',

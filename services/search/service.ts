@@ -113,6 +113,13 @@ export interface SearchServiceOptions {
   readonly settings?: RetrievalSettings;
   /** Refit the corpus-derived embedding once this share of documents changed (default 0.2). */
   readonly refitDrift?: number;
+  /**
+   * The first build waits for this (the process's catalog start-up ingest, applied), so the
+   * index is not first built from a catalog still being ingested. Absent: build at once.
+   */
+  readonly buildAfter?: Promise<void>;
+  /** How long a search waits for the first build before it answers UNAVAILABLE (30 s). */
+  readonly readyWaitMs?: number;
 }
 
 /** Edge types weighted for proximity: containment and explicit relations count fully. */
@@ -284,7 +291,10 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     });
   };
 
+  // Until the first build starts, changes need no handling: that build reads everything.
+  let building = options.buildAfter === undefined;
   const unsubscribe = options.changes.onChange((signal) => {
+    if (!building) return;
     if (signal.kind === 'resync') {
       fullPending = true;
     } else if (signal.notice.truncated) {
@@ -300,21 +310,39 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
   });
 
   // The first build; if it fails (read model not there yet), the next search or change retries.
-  let attempt = enqueue(reloadAll);
+  let attempt = (options.buildAfter ?? Promise.resolve()).then(() => {
+    building = true;
+    return enqueue(reloadAll);
+  });
   attempt.catch(() => undefined);
   const isBuilt = (): boolean => built;
+  const readyWaitMs = options.readyWaitMs ?? 30_000;
 
   const whenReady = async (): Promise<void> => {
     if (isBuilt()) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('late');
+      }, readyWaitMs);
+    });
     try {
-      await attempt;
+      const outcome = await Promise.race([attempt, late]);
+      if (outcome === 'late' && !isBuilt()) {
+        throw new Unavailable(
+          `the search index is still being built (the catalog is being ingested at start-up); waited ${String(Math.round(readyWaitMs / 1000))} s, retry shortly`,
+        );
+      }
     } catch (error) {
+      if (error instanceof Unavailable) throw error;
       if (isBuilt()) return;
       attempt = enqueue(reloadAll);
       attempt.catch(() => undefined);
       throw new Unavailable(
         `the search index is not built (catalog read model unreadable: ${(error as Error).message}); retrying`,
       );
+    } finally {
+      clearTimeout(timer);
     }
   };
 

@@ -33,12 +33,14 @@ export const composeRole = async (
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
+  const projector = wanted.projector ? projectorPart(app) : undefined;
   const gateway = wanted.gateway
     ? await gatewayPart(app, {
         auth: options.auth,
         authLabel: options.authLabel,
         http: !options.stdio,
-        standalone: !wanted.projector,
+        standalone: !projector,
+        ...(projector ? { catalogReady: projector.catalogReady } : {}),
       })
     : undefined;
   // Parts close in reverse: digest publication last, after every writer has stopped.
@@ -47,7 +49,7 @@ export const composeRole = async (
     ...(wanted.projector ? [auditPart(app)] : []),
     ...(wanted.reactor ? [reactorPart(app)] : []),
     ...(gateway ? [gateway] : []),
-    ...(wanted.projector ? [projectorPart(app)] : []),
+    ...(projector ? [projector] : []),
   ];
   return { ...mergeParts(parts), gateway: gateway?.gateway };
 };

@@ -29,6 +29,8 @@ export interface GatewayPartOptions {
    * keeps and hears of their changes through LISTEN/NOTIFY, so readiness includes that feed.
    */
   readonly standalone: boolean;
+  /** This process's catalog start-up (the projector part), which the search index waits for. */
+  readonly catalogReady?: Promise<void>;
 }
 
 export interface GatewayPart extends ServedPart {
@@ -60,8 +62,29 @@ export const consoleAuditSources = (app: App): AuditSources => ({
 export const gatewayPart = async (app: App, options: GatewayPartOptions): Promise<GatewayPart> => {
   const { config, logger, github } = app;
   const version = readPackageInfo().version;
-  const composed = await createGatewayServices(app);
+  const composed = await createGatewayServices(
+    app,
+    options.catalogReady ? { catalogReady: options.catalogReady } : {},
+  );
   const metrics = createGatewayMetrics();
+  const { search } = composed.services;
+  // The first build waits for the catalog (seconds on a first start); each wait is bounded.
+  const searchBuilt = async (): Promise<void> => {
+    for (let attempt = 1; !search.status().ready; attempt += 1) {
+      try {
+        await search.ready();
+      } catch (error) {
+        if (attempt >= 10) throw error;
+      }
+    }
+  };
+  const searchCheck: ReadinessCheck = {
+    name: 'search',
+    probe: () => {
+      if (search.status().ready) return Promise.resolve(true);
+      throw new Error('still starting: building the search index');
+    },
+  };
   const gateway = createMcpGateway({
     tools: ALL_TOOLS,
     services: composed.services,
@@ -69,14 +92,17 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     version,
     metrics,
   });
-  const readiness: ReadinessCheck[] = options.standalone
-    ? [
-        {
-          name: 'change-feed',
-          probe: () => settledWithin(app.changes.ready(), CHANGE_FEED_PROBE_MS),
-        },
-      ]
-    : [];
+  const readiness: ReadinessCheck[] = [
+    searchCheck,
+    ...(options.standalone
+      ? [
+          {
+            name: 'change-feed',
+            probe: () => settledWithin(app.changes.ready(), CHANGE_FEED_PROBE_MS),
+          },
+        ]
+      : []),
+  ];
   const describe = { auth: options.authLabel, tools: gateway.tools.size };
   if (!options.http) {
     return {
@@ -85,6 +111,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
       readiness,
       describe,
       start: () => undefined,
+      started: searchBuilt,
       drain: () => Promise.resolve(),
       close: () => composed.close(),
     };
@@ -154,6 +181,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
       // A standalone gateway opens its LISTEN connection now, not on the first request.
       if (options.standalone) void app.changes.ready();
     },
+    started: searchBuilt,
     drain: () => endpoint.close(),
     close: () => composed.close(),
   };

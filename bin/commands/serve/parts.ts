@@ -19,6 +19,11 @@ export interface ServedPart {
   readonly announce?: (urls: PublicUrls) => Readonly<Record<string, unknown>>;
   /** Starts the background work; called once the process serves its endpoints. */
   start(): void;
+  /**
+   * Resolves once, after `start`, the part's tools can answer (the catalog ingested, the
+   * search index built): the `cogitave ready` line waits for it. Absent: ready at start.
+   */
+  started?(): Promise<void>;
   /** Stops accepting work (open MCP sessions end) before the HTTP server closes. */
   drain(): Promise<void>;
   /** Releases what the part built; the App closes the rest. */
@@ -39,6 +44,9 @@ export const mergeParts = (parts: readonly ServedPart[]): ServedPart => {
       Object.assign({}, ...announcers.map((announce) => announce(urls))) as Record<string, unknown>,
     start: () => {
       for (const part of parts) part.start();
+    },
+    started: async () => {
+      await Promise.all(parts.map((part) => part.started?.()));
     },
     drain: async () => {
       for (const part of parts) await part.drain();

@@ -1,30 +1,81 @@
+import { catalogProjection } from '../../../projections/catalog/projection.js';
 import { ingestDefaultCorpusOnStart } from '../../../services/catalog/start-up.js';
 import type { App } from '../../app.js';
 import type { ServedPart } from './parts.js';
+
+/** How long start-up waits for the catalog read model to apply the ingested corpus. */
+const CATALOG_PROJECTED_MS = 120_000;
+
+export interface ProjectorPart extends ServedPart {
+  /** Resolves once the start-up ingest ended and the catalog read model has applied it. */
+  readonly catalogReady: Promise<void>;
+}
 
 /**
  * The read side: the projection runner (each projection applied by whichever process holds
  * its advisory lock; the others stand by) and the catalog start-up ingest.
  */
-export const projectorPart = (app: App): ServedPart => {
+export const projectorPart = (app: App): ProjectorPart => {
   const { projections, logger } = app;
-  // The shipped corpus (or CATALOG_DIR) is ingested beside serving, not before it: the first
-  // start compiles the TypeScript samples (seconds), later starts append nothing. A corpus with
-  // errors appends nothing and is logged; the gateways serve the catalog there already is.
+  // The shipped corpus (or CATALOG_DIR) is ingested once the process serves: the first start
+  // compiles the TypeScript samples (seconds), later starts append nothing. A corpus with
+  // errors appends nothing and is logged; the catalog there already is is served.
   let catalogIngest: Promise<unknown> = Promise.resolve();
+  let catalogState: 'ingesting' | 'projecting' | 'ready' = 'ingesting';
+  let openCatalog: () => void = () => undefined;
+  const catalogReady = new Promise<void>((resolve) => {
+    openCatalog = resolve;
+  });
+  const ingestThenProject = async (): Promise<void> => {
+    await ingestDefaultCorpusOnStart(app).catch((error: unknown) => {
+      logger.error({ err: error }, 'catalog start-up ingest failed; nothing was appended');
+    });
+    catalogState = 'projecting';
+    // The newest catalog event, ingested now or before: the read model must have applied it.
+    const [newest] = await app.eventStore.readAll({
+      direction: 'backwards',
+      maxCount: 1,
+      filter: catalogProjection.filter,
+    });
+    if (newest) {
+      const applied = await app.changes.waitForPosition(catalogProjection.name, newest.position, {
+        timeoutMs: CATALOG_PROJECTED_MS,
+      });
+      if (!applied) logger.warn('the catalog read model is still catching up; serving anyway');
+    }
+  };
   return {
+    catalogReady,
     routes: [],
-    readiness: [],
+    readiness: [
+      {
+        name: 'catalog',
+        probe: () => {
+          if (catalogState === 'ready') return Promise.resolve(true);
+          throw new Error(
+            catalogState === 'ingesting'
+              ? 'still starting: ingesting the catalog (CATALOG_DIR or the shipped corpus)'
+              : 'still starting: the catalog read model is applying the ingested corpus',
+          );
+        },
+      },
+    ],
     // Not ready once a read model has stopped on an event it cannot apply.
     projections: () => projections.status(),
     metrics: () => projections.renderPrometheus(),
     describe: { projections: projections.status().map((status) => status.name) },
     start: () => {
       projections.start();
-      catalogIngest = ingestDefaultCorpusOnStart(app).catch((error: unknown) => {
-        logger.error({ err: error }, 'catalog start-up ingest failed; nothing was appended');
-      });
+      catalogIngest = ingestThenProject()
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'catalog start-up did not finish');
+        })
+        .finally(() => {
+          catalogState = 'ready';
+          openCatalog();
+        });
     },
+    started: () => catalogReady,
     drain: () => Promise.resolve(),
     close: async () => {
       await catalogIngest;

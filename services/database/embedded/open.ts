@@ -117,7 +117,11 @@ const openAsOwner = async (
     const { PGlite } = await import('@electric-sql/pglite');
     const pglite = await PGlite.create(dataDir);
     cleanups.push(() => pglite.close());
-    const session = createSharedSession(pglite);
+    const session = createSharedSession(pglite, {
+      onSlowWait: (report) => {
+        logger.warn(report, 'waiting long for the embedded database session');
+      },
+    });
     const pool = await inProcessPool(session);
     cleanups.push(() => pool.end());
     const channel = await startLocalChannel({
@@ -164,7 +168,9 @@ const connectToOwner = async (
     database: 'postgres',
     // The owner's session is one: a second connection could only queue behind the first.
     max: 1,
-    connectionTimeoutMillis: 5000,
+    // The owner runs PGlite on its event loop: while it executes a long statement it answers
+    // nobody, so a busy owner is waited for rather than taken for a dead one.
+    connectionTimeoutMillis: 20_000,
   });
   pool.on('error', (error) => {
     logger.warn({ err: error }, 'connection to the embedded database owner failed');

@@ -79,12 +79,27 @@ export const writeOwnerRecord = (dataDir: string, record: OwnerRecord): void => 
   renameSync(temporary, path);
 };
 
+/** Whether a process with this pid runs (EPERM: it does, as another user). */
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * The record of the process that owns the folder. One left by an owner that was killed
+ * (its pid no longer runs) is no record: whoever holds the lock now has not written its own
+ * yet, and a dead `serve` must not make a new one refuse to start.
+ */
 export const readOwnerRecord = (dataDir: string): OwnerRecord | undefined => {
   try {
     const parsed = ownerRecordSchema.safeParse(
       JSON.parse(readFileSync(join(privateDirectoryOf(dataDir), RECORD_FILE), 'utf8')),
     );
-    return parsed.success ? parsed.data : undefined;
+    return parsed.success && isRunning(parsed.data.pid) ? parsed.data : undefined;
   } catch {
     return undefined;
   }

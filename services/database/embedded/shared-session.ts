@@ -65,6 +65,14 @@ interface Waiter {
 export interface SharedSessionOptions {
   /** How long a holder may sit idle inside a transaction while others wait (default 30 s). */
   readonly idleInTransactionMs?: number;
+  /** Told when someone has waited `slowWaitMs` (default 10 s) for the session: who holds it. */
+  readonly onSlowWait?: (report: {
+    readonly waiter: string;
+    readonly holder: string | null;
+    readonly waitedMs: number;
+    readonly waiting: number;
+  }) => void;
+  readonly slowWaitMs?: number;
 }
 
 export const createSharedSession = (
@@ -78,9 +86,27 @@ export const createSharedSession = (
   const foreignWriteListeners = new Set<() => void>();
   // PGlite keeps per-call parser state across the await inside execProtocol*: two calls must
   // never overlap, whoever makes them.
+  const slowWaitMs = options.slowWaitMs ?? 10_000;
   let running: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = running.then(work);
+    const result = running.then(async () => {
+      const started = Date.now();
+      const slow = options.onSlowWait
+        ? setInterval(() => {
+            options.onSlowWait?.({
+              waiter: 'a PGlite call still running',
+              holder: current === null ? null : (names.get(current) ?? 'ended holder'),
+              waitedMs: Date.now() - started,
+              waiting: queue.length,
+            });
+          }, slowWaitMs).unref()
+        : undefined;
+      try {
+        return await work();
+      } finally {
+        clearInterval(slow);
+      }
+    });
     running = result.catch(() => undefined);
     return result;
   };
@@ -90,8 +116,21 @@ export const createSharedSession = (
       current = holder;
       return Promise.resolve();
     }
+    const started = Date.now();
+    const slow = options.onSlowWait
+      ? setInterval(() => {
+          options.onSlowWait?.({
+            waiter: names.get(holder) ?? 'ended holder',
+            holder: current === null ? null : (names.get(current) ?? 'ended holder'),
+            waitedMs: Date.now() - started,
+            waiting: queue.length,
+          });
+        }, slowWaitMs).unref()
+      : undefined;
     return new Promise<void>((resolve, reject) => {
       queue.push({ holder, grant: resolve, cancel: reject });
+    }).finally(() => {
+      clearInterval(slow);
     });
   };
 

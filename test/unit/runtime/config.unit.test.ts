@@ -116,6 +116,8 @@ describe('loadConfig from the environment', () => {
     ['COGITAVE_HTTP_PORT', '65535', 'httpPort', 65_535],
     ['LOG_LEVEL', 'silent', 'logLevel', 'silent'],
     ['LOG_LEVEL', 'fatal', 'logLevel', 'fatal'],
+    ['LOG_FORMAT', 'json', 'logFormat', 'json'],
+    ['LOG_FORMAT', 'pretty', 'logFormat', 'pretty'],
   ] as const)(
     'given %s=%s (a boundary or variant), when loaded, then %s is %s',
     (variable, value, key, expected) => {
@@ -132,6 +134,7 @@ describe('loadConfig from the environment', () => {
     ['COGITAVE_HTTP_PORT', '80.5', 'must be a whole number from 0 to 65535'],
     ['COGITAVE_HTTP_PORT', 'eighty', 'must be a whole number from 0 to 65535'],
     ['LOG_LEVEL', 'INFO', 'must be one of fatal, error, warn, info, debug, trace, silent'],
+    ['LOG_FORMAT', 'text', 'must be json or pretty'],
   ])(
     'given %s=%s (just outside its rule), when loaded, then CONFIG_INVALID names the variable, the rule and the value',
     (variable, value, rule) => {
@@ -330,6 +333,7 @@ describe('describeSettings', () => {
       'COGITAVE_HTTP_HOST',
       'COGITAVE_HTTP_PORT',
       'LOG_LEVEL',
+      'LOG_FORMAT',
       'GITHUB_REPOSITORY',
       'GITHUB_TOKEN',
       'GITHUB_APP_ID',
