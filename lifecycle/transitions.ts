@@ -143,7 +143,7 @@ export const renderTransitionsDocument = (): string =>
     '',
     'Every stage change of a request is one edge of the XState machine in `lifecycle/machine.ts`.',
     'Stage proposals send `advance.<to>`: checked when proposed (no approver yet) and again when',
-    'approved (with the approver). `withdraw` (by the request\'s owner), `maintainer_withdraw` and',
+    "approved (with the approver). `withdraw` (by the request's owner), `maintainer_withdraw` and",
     '`reject_intake` (by a maintainer) are direct commands; over MCP an owner asks to withdraw',
     'by proposing `withdrawn`, which a maintainer approves.',
     '',

@@ -6,8 +6,8 @@ import { CogitaveError } from '../../services/runtime/errors.js';
  * starts (`serve` probes before it opens or migrates the database), and the same errors when
  * the real listener fails on them later (another process won the port meanwhile).
  */
-export const listenError = (error: unknown, host: string, port: number): unknown => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+export const listenError = (error: Error, host: string, port: number): Error => {
+  const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
     return new CogitaveError(
       'IN_USE',

@@ -25,7 +25,7 @@ export const defaultCorpusDir = (): string => {
 export const assertCatalogDir = (config: Pick<Config, 'catalogDir'>): void => {
   const setting = config.catalogDir;
   if (setting === undefined || setting.toLowerCase() === 'none') return;
-  let isFolder = false;
+  let isFolder: boolean;
   try {
     isFolder = statSync(setting).isDirectory();
   } catch {

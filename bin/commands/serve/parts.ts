@@ -46,7 +46,7 @@ export const mergeParts = (parts: readonly ServedPart[]): ServedPart => {
       for (const part of parts) part.start();
     },
     started: async () => {
-      await Promise.all(parts.map((part) => part.started?.()));
+      await Promise.all(parts.map((part) => part.started?.() ?? Promise.resolve()));
     },
     drain: async () => {
       for (const part of parts) await part.drain();
