@@ -80,8 +80,9 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
   };
   const searchCheck: ReadinessCheck = {
     name: 'search',
-    probe: () => {
-      if (search.status().ready) return Promise.resolve(true);
+    probe: async () => {
+      await Promise.resolve();
+      if (search.status().ready) return true;
       throw new Error('still starting: building the search index');
     },
   };

@@ -50,8 +50,9 @@ export const projectorPart = (app: App): ProjectorPart => {
     readiness: [
       {
         name: 'catalog',
-        probe: () => {
-          if (catalogState === 'ready') return Promise.resolve(true);
+        probe: async () => {
+          await Promise.resolve();
+          if (catalogState === 'ready') return true;
           throw new Error(
             catalogState === 'ingesting'
               ? 'still starting: ingesting the catalog (CATALOG_DIR or the shipped corpus)'
