@@ -370,7 +370,11 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
     expect(ready).toMatchObject({
       httpStatus: 200,
       status: 'ready',
-      checks: [{ name: 'database', ok: true }],
+      checks: [
+        { name: 'database', ok: true },
+        { name: 'search', ok: true },
+        { name: 'catalog', ok: true },
+      ],
     });
     expect(ready.projections).toEqual(
       expect.arrayContaining([
@@ -483,7 +487,11 @@ describe('ops endpoints of cogitave serve on server Postgres', () => {
     );
     expect(down.httpStatus).toBe(503);
     expect(down.status).toBe('not ready');
-    expect(down.checks).toEqual([{ name: 'database', ok: true }]);
+    expect(down.checks).toEqual([
+      { name: 'database', ok: true },
+      { name: 'search', ok: true },
+      { name: 'catalog', ok: true },
+    ]);
     const report = down.projections.find((projection) => projection.name === 'requests')!;
     expect(report).toMatchObject({
       name: 'requests',

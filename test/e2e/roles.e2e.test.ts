@@ -121,6 +121,7 @@ describe('a gateway, a projector and a reactor in three processes', () => {
       status: 'ready',
       checks: [
         { name: 'database', ok: true },
+        { name: 'search', ok: true },
         { name: 'change-feed', ok: true },
       ],
     });
@@ -186,7 +187,10 @@ describe('a gateway, a projector and a reactor in three processes', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         projectorReady = await readyz(projector.url);
       }
-      expect(projectorReady.checks).toEqual([{ name: 'database', ok: true }]);
+      expect(projectorReady.checks).toEqual([
+        { name: 'database', ok: true },
+        { name: 'catalog', ok: true },
+      ]);
       const projections = projectorReady.projections as { name: string; leader: boolean }[];
       expect(projections.map((p) => p.name)).toEqual(
         expect.arrayContaining(['requests', 'networks', 'catalog']),

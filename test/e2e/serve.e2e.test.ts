@@ -86,7 +86,14 @@ describe('cogitave serve on the embedded default (PGlite)', () => {
     const readiness = await getJson(`${url}/readyz`);
     expect(readiness).toMatchObject({
       status: 200,
-      body: { status: 'ready', checks: [{ name: 'database', ok: true }] },
+      body: {
+        status: 'ready',
+        checks: [
+          { name: 'database', ok: true },
+          { name: 'search', ok: true },
+          { name: 'catalog', ok: true },
+        ],
+      },
     });
 
     const missing = await getJson(`${url}/no/such/path?x=1`);
@@ -180,7 +187,14 @@ describe('cogitave serve on server Postgres', () => {
     ).not.toHaveLength(0);
     expect(await getJson(`${served.url}/readyz`)).toMatchObject({
       status: 200,
-      body: { status: 'ready', checks: [{ name: 'database', ok: true }] },
+      body: {
+        status: 'ready',
+        checks: [
+          { name: 'database', ok: true },
+          { name: 'search', ok: true },
+          { name: 'catalog', ok: true },
+        ],
+      },
     });
   });
 
@@ -189,7 +203,7 @@ describe('cogitave serve on server Postgres', () => {
     try {
       const down = await getJson(`${served.url}/readyz`);
       expect(down.status).toBe(503);
-      expect(down.body).toMatchObject({ status: 'not ready', checks: [{ ok: false }] });
+      expect(down.body).toMatchObject({ status: 'not ready', checks: [{ ok: false }, {}, {}] });
       expect((down.body as { checks: { detail?: string }[] }).checks[0]?.detail).toContain(
         'not currently accepting connections',
       );
@@ -206,7 +220,7 @@ describe('cogitave serve on server Postgres', () => {
     await setConnections(false);
     try {
       const down = await getJson(`${served.url}/readyz`);
-      expect(down.body).toMatchObject({ checks: [{ name: 'database', ok: false }] });
+      expect(down.body).toMatchObject({ checks: [{ name: 'database', ok: false }, {}, {}] });
     } finally {
       await setConnections(true);
     }

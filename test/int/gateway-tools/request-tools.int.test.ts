@@ -123,7 +123,9 @@ describe('request_intake', () => {
       status: 'draft',
       proposedBy: AGENT.actor,
     });
-    expect(result.next_step).toMatch(/maintainer .* GitHub/);
+    // Local approval mode: the answer names the local command, never GitHub.
+    expect(result.next_step).toContain('cogitave proposals approve');
+    expect(result.next_step).not.toMatch(/GitHub|issue|pull request/i);
     const appended = (await bed.events()).slice(before);
     expect(appended.filter((e) => e.streamId.startsWith('request-'))).toEqual([
       { streamId: `request-${result.request_id}`, type: 'RequestProposed' },
