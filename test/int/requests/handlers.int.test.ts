@@ -9,7 +9,7 @@ import {
 } from '../../../services/event-store/postgres/adapter.js';
 import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import {
-  ApproverIsProposer,
+  ApprovalNotCounted,
   DefinitionOfDoneUnmet,
   NotRequestOwner,
   ProposalAlreadyPending,
@@ -146,7 +146,7 @@ describe('request command handlers (Postgres)', () => {
         { requestId, proposalId: p1.proposalId, decidedBy: 'Agent:Alice', via: 'github' },
         meta(2026, 'webhook'),
       ),
-    ).rejects.toBeInstanceOf(ApproverIsProposer);
+    ).rejects.toBeInstanceOf(ApprovalNotCounted);
     await handlers.approveProposal(
       { requestId, proposalId: p1.proposalId, decidedBy: 'maintainer:bob', via: 'github' },
       meta(2026),
