@@ -90,9 +90,9 @@ export const insertRequest = async (
   await database.pool.query(
     `INSERT INTO read_model.requests (request_id, uri, title, problem, product, requester, priority,
        acceptance_criteria, links, stage, status, evidence, proposed_by, created_at, updated_at,
-       version, last_position)
+       version, last_position, proposals)
      VALUES ($1, 'cogitave://request/' || $1, $2, 'a problem', $3, 'someone', 'normal', '[]', '[]',
-       $4, $5, '[]', 'agent:x', now(), now(), 0, '0')`,
+       $4, $5, '[]', 'agent:x', now(), now(), 0, '0', '[]')`,
     [request.id, request.title, request.product, request.stage, request.status],
   );
 };
