@@ -244,8 +244,13 @@ describe('a gateway, a projector and a reactor in three processes', () => {
       expect(intake.isError).toBeFalsy();
       const requestId = intake.structuredContent?.request_id;
       expect(await listedOnceApplied(client, 'audit', requestId ?? '')).toEqual([requestId]);
-      // Logs went to stderr, and they say which role and transport this is.
-      expect(stderr.join('')).toMatch(/"role":"gateway".*"transport":"stdio"/);
+      // Logs went to stderr, and they say which role and transport this is. The ready line
+      // comes once the search index is built, which may be after the first calls are answered.
+      await eventually(
+        () => /"role":"gateway".*"transport":"stdio"/.test(stderr.join('')),
+        'the ready line naming the role and transport on stderr',
+        30_000,
+      );
     } finally {
       await client.close();
     }
