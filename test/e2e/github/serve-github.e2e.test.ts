@@ -92,6 +92,8 @@ describe('cogitave serve with GitHub configured', () => {
       checks: [
         { name: 'database', ok: true },
         { name: 'github-reactor', ok: true },
+        { name: 'search', ok: true },
+        { name: 'catalog', ok: true },
       ],
       projections: PROJECTIONS.map(({ name }): unknown =>
         expect.objectContaining({ name, error: null }),
