@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import { composeRole, type ServedRole } from '../../../bin/commands/serve/compose.js';
 import { assertRoleFits, type Role } from '../../../bin/commands/serve/roles.js';
@@ -58,12 +58,16 @@ describe('serve role composition', () => {
 
     expect(gateway.served.gateway).toBeDefined();
     expect(paths(gateway.served)).toEqual(expect.arrayContaining(['/mcp', '/llms.txt']));
-    expect(checks(gateway.served)).toEqual(['database', 'change-feed']);
+    // The gateway answers docs_search, so it is ready once its search index is built.
+    expect(checks(gateway.served)).toEqual(['database', 'search', 'change-feed']);
     expect(gateway.served.projections).toBeUndefined();
-    expect(await Promise.all(gateway.served.readiness.map((check) => check.probe()))).toEqual([
-      true,
-      true,
-    ]);
+    await vi.waitFor(
+      async () => {
+        const probes = await Promise.all(gateway.served.readiness.map((check) => check.probe()));
+        expect(probes).toEqual([true, true, true]);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const states = gateway.app.projections.status().map((status) => status.state);
     expect(states.length).toBeGreaterThan(0);
@@ -76,7 +80,8 @@ describe('serve role composition', () => {
     const second = await compose('projector');
     expect(paths(first.served)).toEqual([]);
     expect(first.served.gateway).toBeUndefined();
-    expect(checks(first.served)).toEqual(['database']);
+    // A projector ingests the shipped catalog, so it waits for that before it is ready.
+    expect(checks(first.served)).toEqual(['database', 'catalog']);
     first.served.start();
     for (const status of first.served.projections!()) {
       await first.app.projections.waitFor(status.name, (s) => s.leader, 10_000);
