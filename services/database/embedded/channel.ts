@@ -38,6 +38,8 @@ export interface LocalChannel {
 
 export const CHANNEL_PORT = 5432;
 const MAX_CONNECTIONS = 64;
+// How long a connection the owner ended may take to close its side before it is dropped.
+const PEER_CLOSE_MS = 1000;
 
 export interface ChannelOptions {
   readonly session: SharedSession;
@@ -79,6 +81,40 @@ export const startLocalChannel = async (options: ChannelOptions): Promise<LocalC
     sockets.add(socket);
     serial += 1;
     const name = `channel connection ${serial}`;
+    let buffer: Buffer = Buffer.alloc(0);
+    let started = false;
+    let pumping = false;
+    let gone = false;
+    let ending: Promise<void> | undefined;
+
+    /**
+     * Gives the session back at once (an open transaction rolls back) and stops reading. It
+     * must not wait for the peer to close its end: a client that is stopped, stuck or gone
+     * without a FIN keeps its socket open, and everyone behind it would wait for it forever.
+     */
+    const endHolder = (): Promise<void> => {
+      gone = true;
+      ending ??= holder.end().catch((error: unknown) => {
+        logger.error({ err: error, connection: name }, 'could not roll back a local connection');
+      });
+      return ending;
+    };
+
+    /** Ends the connection (with a last message), releases the session, drops a peer that stays. */
+    const leave = (farewell?: Buffer): void => {
+      if (!socket.destroyed) {
+        if (farewell) socket.end(farewell);
+        else socket.end();
+      }
+      const drained = endHolder();
+      endings.add(drained);
+      void drained.finally(() => endings.delete(drained));
+      setTimeout(() => socket.destroy(), PEER_CLOSE_MS).unref();
+    };
+    const fail = (code: string, message: string): void => {
+      leave(errorResponse('FATAL', code, message));
+    };
+
     const holder: SessionHolder = session.holder({
       name,
       onIdleInTransaction: () => {
@@ -86,24 +122,12 @@ export const startLocalChannel = async (options: ChannelOptions): Promise<LocalC
           { connection: name },
           'ending a local connection that kept the embedded database in an idle transaction while others waited',
         );
-        socket.end(
-          errorResponse(
-            'FATAL',
-            '25P03',
-            'terminating connection: idle in a transaction while other processes waited for the embedded database',
-          ),
+        fail(
+          '25P03',
+          'terminating connection: idle in a transaction while other processes waited for the embedded database',
         );
       },
     });
-    let buffer: Buffer = Buffer.alloc(0);
-    let started = false;
-    let pumping = false;
-    let gone = false;
-
-    const fail = (code: string, message: string): void => {
-      gone = true;
-      socket.end(errorResponse('FATAL', code, message));
-    };
 
     const pump = async (): Promise<void> => {
       if (pumping) return;
@@ -124,8 +148,7 @@ export const startLocalChannel = async (options: ChannelOptions): Promise<LocalC
             } else if (packet.code === CANCEL_REQUEST) {
               // PGlite runs one statement at a time inside this process: there is nothing to
               // signal. The protocol expects no answer.
-              gone = true;
-              socket.end();
+              leave();
             } else {
               fail('0A000', 'unsupported frontend protocol; the embedded database speaks 3.0');
             }
@@ -141,14 +164,17 @@ export const startLocalChannel = async (options: ChannelOptions): Promise<LocalC
           }
           if (invalid) fail('08P01', 'invalid message length');
           else if (terminate) {
-            gone = true;
-            socket.end();
+            leave();
           }
           if (messages.length === 0) return;
         }
       } catch (error) {
-        logger.warn({ err: error, connection: name }, 'local connection failed');
-        fail('XX000', 'the embedded database could not run this message');
+        // A message still waiting for the session when its connection went is dropped: that
+        // is no failure of the database.
+        if (!gone) {
+          logger.warn({ err: error, connection: name }, 'local connection failed');
+          fail('XX000', 'the embedded database could not run this message');
+        }
       } finally {
         pumping = false;
       }
@@ -162,13 +188,10 @@ export const startLocalChannel = async (options: ChannelOptions): Promise<LocalC
       logger.debug({ err: error, connection: name }, 'local connection error');
     });
     socket.on('close', () => {
-      gone = true;
       sockets.delete(socket);
-      const ending = holder.end().catch((error: unknown) => {
-        logger.error({ err: error, connection: name }, 'could not roll back a local connection');
-      });
-      endings.add(ending);
-      void ending.finally(() => endings.delete(ending));
+      const drained = endHolder();
+      endings.add(drained);
+      void drained.finally(() => endings.delete(drained));
     });
   };
 
