@@ -61,6 +61,13 @@ export interface AppendResult {
   readonly position: Position;
 }
 
+/** One stream's part of an atomic append (`EventStore.appendAtomically`). */
+export interface StreamAppend {
+  readonly streamId: string;
+  readonly events: readonly EventToAppend[];
+  readonly options: AppendOptions;
+}
+
 export type Direction = 'forwards' | 'backwards';
 
 export interface ReadStreamOptions {
@@ -121,6 +128,15 @@ export interface EventStore {
     options: AppendOptions,
   ): Promise<AppendResult>;
   /** Events of one stream; an empty array when the stream does not exist. */
+  /**
+   * Optional (stores with transactions across streams: Postgres, PGlite). Appends to several
+   * streams at once, all or nothing, in one transaction; answers one result per append, in
+   * order. Each part behaves as `append` would (its expected revision, idempotent when the
+   * same events are appended again), and an event id stored in any stream refuses the whole
+   * append with DuplicateEventId unless it is that same event retried: ids are unique across
+   * the store. Absent on EventStoreDB, which has neither.
+   */
+  appendAtomically?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**

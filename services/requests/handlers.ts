@@ -23,7 +23,11 @@ import {
   stageAdvanceInputSchema,
   withdrawInputSchema,
 } from './inputs.js';
-import { createRequestIdAllocator, type RequestIdAllocation } from './request-ids.js';
+import {
+  createRequestIdAllocator,
+  type RequestCreation,
+  type RequestIdAllocation,
+} from './request-ids.js';
 import { parseRequestEvent } from '../../projections/requests/parse.js';
 import { evolveRequest } from './fold.js';
 import type { RequestState } from './state.js';
@@ -142,10 +146,10 @@ export const createRequestCommandHandlers = ({
     return { revision: outcome.revision ?? -1n, events: outcome.events };
   };
 
-  /** Appends the allocated request's RequestProposed (again, idempotently, on a retry). */
-  const createRequest = async (
+  /** The allocated request's RequestProposed (appended again, idempotently, on a retry). */
+  const createRequest = (
     allocation: RequestIdAllocation<StoredIntake>,
-  ): Promise<Omit<IntakeResult, 'requestId' | 'revision'>> => {
+  ): RequestCreation<Omit<IntakeResult, 'requestId' | 'revision'>> => {
     const { intake, meta } = allocation.payload;
     const events = decide(
       { type: 'ProposeIntake', requestId: allocation.requestId, intake, meta },
@@ -154,12 +158,11 @@ export const createRequestCommandHandlers = ({
     const proposed = events[0];
     if (proposed?.type !== 'RequestProposed' || events.length !== 1)
       throw new CogitaveError('INTERNAL', 'an intake decided other events than RequestProposed');
-    const appended = await eventStore.append(
-      requestStreamId(allocation.requestId),
-      toEventsToAppend(events, meta),
-      { expectedRevision: 'no_stream' },
-    );
-    return { position: appended.position, proposed, at: eventMetadata(meta).at };
+    return {
+      streamId: requestStreamId(allocation.requestId),
+      events: toEventsToAppend(events, meta),
+      answer: (position) => ({ position, proposed, at: eventMetadata(meta).at }),
+    };
   };
   // Intakes waiting at the same time share one allocation append (see request-ids.ts).
   const allocator = createRequestIdAllocator({

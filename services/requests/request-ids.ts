@@ -6,7 +6,9 @@ import type {
   EventMetadata,
   EventStore,
   EventToAppend,
+  Position,
   RecordedEvent,
+  StreamAppend,
 } from '../event-store/types.js';
 import { CogitaveError, Unavailable } from '../runtime/errors.js';
 import { requestStreamId } from './events.js';
@@ -44,6 +46,16 @@ import { requestStreamId } from './events.js';
  * (an *epoch*) and the counter has moved only by this allocator's own appends since: an append
  * at the exact revision proves that. When it fails, the allocator reloads the head, completes
  * it, starts a new epoch and checks the bindings again.
+ *
+ * On a store with atomic appends across streams and store-wide unique event ids (Postgres,
+ * PGlite: `EventStore.appendAtomically`) a batch is one transaction: the counter events, the
+ * bindings and the requests together, all or nothing. Allocations are then complete the
+ * moment they exist, and a fresh intake needs no binding check first: its allocation event's
+ * id derives from its commandId, so a command allocated before (a retry, here or in another
+ * process, in any year) is refused by the store with DuplicateEventId, and only then are the
+ * bindings checked. An intake costs one append and no read while this process's view of the
+ * counter head holds. The protocol above still completes what an older writer (or a store
+ * without the capability) left incomplete.
  *
  * Names avoid the `request-` prefix, so readers of request streams by prefix never see them.
  */
@@ -97,15 +109,21 @@ export interface IntakeToAllocate<Payload> {
   readonly payload: Payload;
 }
 
+/** The append that creates an allocated request's stream, and the answer it makes. */
+export interface RequestCreation<Created> {
+  readonly streamId: string;
+  /** Deterministic ids: a retry or a helper appends the same events again, idempotently. */
+  readonly events: readonly EventToAppend[];
+  /** What the command answers with, once the events are stored at `position`. */
+  readonly answer: (position: Position) => Created;
+}
+
 export interface RequestIdAllocatorOptions<Payload, Created> {
   readonly eventStore: EventStore;
   /** Reads a stored payload back (it may have been written by another process). */
   readonly readPayload: (stored: unknown) => Payload;
-  /**
-   * Creates the allocated request's stream and returns what the command answers with; must be
-   * idempotent (deterministic ids), since a retry or a helper may run it again.
-   */
-  readonly createRequest: (allocation: RequestIdAllocation<Payload>) => Promise<Created>;
+  /** The allocated request's first events (appended at `no_stream`) and the command's answer. */
+  readonly createRequest: (allocation: RequestIdAllocation<Payload>) => RequestCreation<Created>;
   /** Most ids taken by one append (default 100). */
   readonly maxBatch?: number;
   /** Give up after this many lost races (default 50) with Unavailable. */
@@ -191,13 +209,14 @@ export const createRequestIdAllocator = <Payload, Created>(
   const complete = async (
     allocation: RequestIdAllocation<Payload>,
   ): Promise<CompletedAllocation<Payload, Created>> => {
-    const [, created] = await Promise.all([
+    const creation = options.createRequest(allocation);
+    const [, appended] = await Promise.all([
       eventStore.append(intakeCommandStreamId(allocation.commandId), [bindingEvent(allocation)], {
         expectedRevision: 'no_stream',
       }),
-      options.createRequest(allocation),
+      eventStore.append(creation.streamId, creation.events, { expectedRevision: 'no_stream' }),
     ]);
-    return { allocation, created };
+    return { allocation, created: creation.answer(appended.position) };
   };
 
   /** Someone else's allocation: complete only what is missing (usually nothing). */
@@ -230,6 +249,8 @@ export const createRequestIdAllocator = <Payload, Created>(
     return toAllocation(allocated).allocation;
   };
 
+  const appendAtomically = eventStore.appendAtomically?.bind(eventStore);
+
   const yearAllocator = (year: number) => {
     const counter = requestIdCounterStreamId(year);
     /** The counter's head while it is complete and this allocator may extend it; else unknown. */
@@ -239,6 +260,11 @@ export const createRequestIdAllocator = <Payload, Created>(
     let chainIntact = false;
     const waiting: Pending<Payload, Created>[] = [];
     let running = false;
+    /**
+     * Atomic mode: whether bindings must be checked before the next append (after the store
+     * refused a reused event id: one of the commands may be allocated already).
+     */
+    let checkBindings = false;
 
     const invalidate = (): void => {
       head = undefined;
@@ -317,7 +343,7 @@ export const createRequestIdAllocator = <Payload, Created>(
           return;
         }
         if (!head) await establishHead(open);
-        await settleBound(open);
+        if (!appendAtomically || checkBindings) await settleBound(open);
         open = open.filter((pending) => !pending.settled);
         const base = head;
         if (!base || open.length === 0) continue;
@@ -330,26 +356,67 @@ export const createRequestIdAllocator = <Payload, Created>(
           payload: pending.intake.payload,
           metadata: chainMetadata(pending.intake.metadata),
         }));
+        const counterAppend: StreamAppend = {
+          streamId: counter,
+          events: allocations.map((allocation) => ({
+            id: commandEventId(allocation.commandId, 'allocate'),
+            type: REQUEST_ID_ALLOCATED,
+            data: {
+              requestId: allocation.requestId,
+              year,
+              sequence: allocation.sequence,
+              commandId: allocation.commandId,
+              payload: allocation.payload,
+              batchFirst: first,
+            },
+            metadata: allocation.metadata,
+          })),
+          options: { expectedRevision: base.revision ?? 'no_stream' },
+        };
+        const creations = appendAtomically ? allocations.map(options.createRequest) : [];
         let appended: bigint;
         try {
+          if (appendAtomically) {
+            // Counter, bindings and requests in one transaction: complete once stored.
+            const results = await appendAtomically([
+              counterAppend,
+              ...allocations.flatMap((allocation, index): StreamAppend[] => {
+                const creation = creations[index];
+                return creation
+                  ? [
+                      {
+                        streamId: intakeCommandStreamId(allocation.commandId),
+                        events: [bindingEvent(allocation)],
+                        options: { expectedRevision: 'no_stream' },
+                      },
+                      {
+                        streamId: creation.streamId,
+                        events: creation.events,
+                        options: { expectedRevision: 'no_stream' },
+                      },
+                    ]
+                  : [];
+              }),
+            ]);
+            const [counted] = results;
+            if (!counted) throw new CogitaveError('INTERNAL', 'an atomic append answered nothing');
+            checkBindings = false;
+            head = { revision: counted.nextRevision };
+            allocations.forEach((allocation, index) => {
+              const pending = open[index];
+              const stored = results[2 + 2 * index];
+              const creation = creations[index];
+              if (!pending || !stored || !creation) return;
+              settle(pending, {
+                completed: { allocation, created: creation.answer(stored.position) },
+              });
+            });
+            return;
+          }
           appended = (
-            await eventStore.append(
-              counter,
-              allocations.map((allocation) => ({
-                id: commandEventId(allocation.commandId, 'allocate'),
-                type: REQUEST_ID_ALLOCATED,
-                data: {
-                  requestId: allocation.requestId,
-                  year,
-                  sequence: allocation.sequence,
-                  commandId: allocation.commandId,
-                  payload: allocation.payload,
-                  batchFirst: first,
-                },
-                metadata: allocation.metadata,
-              })),
-              { expectedRevision: base.revision ?? 'no_stream' },
-            )
+            await eventStore.append(counterAppend.streamId, counterAppend.events, {
+              expectedRevision: counterAppend.options.expectedRevision,
+            })
           ).nextRevision;
         } catch (error) {
           const reused =
@@ -371,8 +438,28 @@ export const createRequestIdAllocator = <Payload, Created>(
             open = open.filter((pending) => !pending.settled);
             continue;
           }
+          // Only once the bindings were checked: a retried command's reused ids look alike.
+          const misused =
+            error instanceof DuplicateEventId && checkBindings
+              ? misusedCommand(error, open, creations)
+              : undefined;
+          if (misused) {
+            // The command id names another command's event: that command only.
+            settle(misused, {
+              error: new CogitaveError(
+                'FAILED_PRECONDITION',
+                `commandId ${misused.intake.commandId} was already used for another command; use a new commandId for a new intake.`,
+                { commandId: misused.intake.commandId },
+              ),
+            });
+            open = open.filter((pending) => !pending.settled);
+            continue;
+          }
           if (!(error instanceof WrongExpectedVersion || error instanceof DuplicateEventId))
             throw error;
+          // A command allocated before is refused as either (its id at another revision of
+          // the counter reads as a moved counter): check the bindings before the next append.
+          checkBindings = true;
           // Another allocator moved the counter (or took one of these commands): reload the
           // head, complete it, check the bindings again.
           invalidate();
@@ -430,6 +517,23 @@ export const createRequestIdAllocator = <Payload, Created>(
     };
   };
 
+  /**
+   * After DuplicateEventId in atomic mode, with the bindings checked (so no open command is
+   * allocated already): the command whose request event the store holds in another stream.
+   */
+  const misusedCommand = (
+    error: DuplicateEventId,
+    open: readonly Pending<Payload, Created>[],
+    creations: readonly RequestCreation<Created>[],
+  ): Pending<Payload, Created> | undefined => {
+    const index = creations.findIndex(
+      (creation) =>
+        creation.streamId !== error.details.streamId &&
+        creation.events.some((event) => event.id === error.details.eventId),
+    );
+    return index === -1 ? undefined : open[index];
+  };
+
   const allocateOnce = async (
     intake: IntakeToAllocate<Payload>,
   ): Promise<CompletedAllocation<Payload, Created>> => {
@@ -440,6 +544,8 @@ export const createRequestIdAllocator = <Payload, Created>(
       years.set(year, allocator);
     }
     const checkedIn = allocator.epochIfKnown();
+    // Atomic: the store itself refuses a second allocation of a command (see above).
+    if (appendAtomically) return allocator.enqueue(intake, checkedIn);
     // Most retries end here: the earlier attempt completed.
     const bound = await findBound(intake.commandId);
     if (bound) return complete(bound);

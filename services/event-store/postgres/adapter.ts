@@ -34,6 +34,7 @@ import {
 } from './queries.js';
 import { createPollingSubscription } from './subscription.js';
 import { mapDatabaseError } from '../../database/transient.js';
+import { inTransaction } from '../../database/transaction.js';
 import { createWake } from './wake.js';
 
 export const eventStoreMigrations: MigrationSet = {
@@ -90,7 +91,7 @@ export const createPostgresEventStore = (
   const named = database.kind === 'postgres';
 
   // Fast-path appends share transactions; see group-commit.ts.
-  const committer = createGroupCommitter<readonly ChainedRow[], InsertedRow>({
+  const committer = createGroupCommitter<readonly ChainedRow[], readonly InsertedRow[]>({
     // PGlite has one connection: a second group could only queue behind the first.
     maxInFlight: database.kind === 'pglite' ? 1 : (options.appendConcurrency ?? 2),
     maxItemsPerGroup: 200,
@@ -98,13 +99,13 @@ export const createPostgresEventStore = (
     weight: (rows) => rows.length,
     write: async (appends) => {
       const inserted = await insertChained(database.pool, appends.flat(), named);
-      // RETURNING keeps insertion order: each append's result is its last row.
+      // RETURNING keeps insertion order: each append's rows are the next slice.
       let end = 0;
       return appends.map((rows) => {
+        const start = end;
         end += rows.length;
-        const last = inserted[end - 1];
-        if (!last) throw new Error('insert returned too few rows');
-        return last;
+        if (inserted.length < end) throw new Error('insert returned too few rows');
+        return inserted.slice(start, end);
       });
     },
   });
@@ -161,6 +162,22 @@ export const createPostgresEventStore = (
     });
   };
 
+  /** Remembers the newest chained row of each stream among `rows` (they are committed). */
+  const rememberRows = (rows: readonly ChainedRow[]): void => {
+    for (const row of rows)
+      heads.remember(row.stream_id, { revision: BigInt(row.stream_revision), hash: row.hash });
+  };
+
+  /** An append's result: its last inserted row. */
+  const insertedResult = (inserted: readonly InsertedRow[]): AppendResult => {
+    const last = inserted.at(-1);
+    if (!last) throw new Error('insert returned too few rows');
+    return {
+      nextRevision: BigInt(last.stream_revision),
+      position: encodePosition(BigInt(last.transaction_id), BigInt(last.position)),
+    };
+  };
+
   /** The fast path; undefined when it does not apply or lost a race (then: the general path). */
   const appendFast = async (
     args: AppendArgs,
@@ -170,17 +187,9 @@ export const createPostgresEventStore = (
     if (head === undefined) return undefined;
     const rows = chain(args, head);
     try {
-      const last = await committer.submit(rows);
-      const lastRow = rows.at(-1);
-      if (lastRow)
-        heads.remember(args.streamId, {
-          revision: BigInt(lastRow.stream_revision),
-          hash: lastRow.hash,
-        });
-      return {
-        nextRevision: BigInt(last.stream_revision),
-        position: encodePosition(BigInt(last.transaction_id), BigInt(last.position)),
-      };
+      const inserted = await committer.submit(rows);
+      rememberRows(rows);
+      return insertedResult(inserted);
     } catch (error) {
       // Someone else wrote first (or these ids exist): the general path tells which.
       if (isUniqueViolation(error)) {
@@ -202,13 +211,12 @@ export const createPostgresEventStore = (
       try {
         const row = await appendEvents(db, args, named);
         const outcome = interpret(row, args.streamId, expected);
-        if (committed && row.last_hash !== null && row.next_revision !== null) {
-          heads.remember(args.streamId, {
-            revision: BigInt(row.next_revision),
-            hash: row.last_hash,
-          });
-        }
-        return outcome;
+        const head =
+          row.last_hash !== null && row.next_revision !== null
+            ? { revision: BigInt(row.next_revision), hash: row.last_hash }
+            : undefined;
+        if (committed && head) heads.remember(args.streamId, head);
+        return { ...outcome, head };
       } catch (error) {
         // A fast-path writer took the revision between our read and insert; each lost race is
         // someone else's progress, so this ends.
@@ -278,6 +286,74 @@ export const createPostgresEventStore = (
       const { result, wrote } = await appendGeneral(database.pool, args, expected, true);
       if (wrote) wake.appended();
       return result;
+    },
+
+    appendAtomically: async (appends) => {
+      const parts = appends.map((part) => ({
+        args: prepare(part.streamId, part.events, part.options),
+        expected: part.options.expectedRevision,
+      }));
+      const streams = new Set(parts.map((part) => part.args.streamId));
+      if (streams.size !== parts.length) {
+        throw new CogitaveError(
+          'INVALID_ARGUMENT',
+          'an atomic append names a stream twice; give each stream one part',
+        );
+      }
+      const known = parts.map((part) => knownHead(part.args.streamId, part.expected));
+      if (known.every((head) => head !== undefined)) {
+        // Every head is known: one item of the group commit (one INSERT, one transaction).
+        const chained = parts.map((part, index) => chain(part.args, known[index] ?? 'new'));
+        try {
+          const inserted = await committer.submit(chained.flat());
+          rememberRows(chained.flat());
+          wake.appended();
+          let end = 0;
+          return chained.map((rows) => {
+            const start = end;
+            end += rows.length;
+            return insertedResult(inserted.slice(start, end));
+          });
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw mapDatabaseError(error);
+          for (const part of parts) heads.forget(part.args.streamId);
+        }
+      }
+      // The general path, one transaction; streams locked in name order, so two atomic
+      // appends over the same streams cannot deadlock.
+      const order = parts
+        .map((part, index) => ({ part, index }))
+        .sort((x, y) => (x.part.args.streamId < y.part.args.streamId ? -1 : 1));
+      type Done = { index: number; outcome: Awaited<ReturnType<typeof appendGeneral>> };
+      const attempt = (): Promise<Done[]> =>
+        inTransaction(database.pool, async (client) => {
+          const done: Done[] = [];
+          for (const { part, index } of order) {
+            const outcome = await appendGeneral(client, part.args, part.expected, false);
+            done.push({ index, outcome });
+          }
+          return done;
+        });
+      let outcomes: Done[] | undefined;
+      for (let tries = 1; !outcomes; tries += 1) {
+        try {
+          outcomes = await attempt();
+        } catch (error) {
+          // A fast-path writer took a revision between a read and the insert: all of it again
+          // (each lost race is someone else's progress, so this ends).
+          if (tries >= 50 || !isUniqueViolation(error, 'events_stream_revision_key')) throw error;
+        }
+      }
+      const results: AppendResult[] = new Array<AppendResult>(parts.length);
+      let wrote = false;
+      for (const { index, outcome } of outcomes) {
+        results[index] = outcome.result;
+        wrote ||= outcome.wrote;
+        const streamId = parts[index]?.args.streamId;
+        if (outcome.head && streamId !== undefined) heads.remember(streamId, outcome.head);
+      }
+      if (wrote) wake.appended();
+      return results;
     },
 
     // Never the fast path, and no head is remembered: the caller's transaction may roll back.
