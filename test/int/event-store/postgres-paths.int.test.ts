@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../../services/database/database.js';
 import { migrate } from '../../../services/database/migrate.js';
-import { WrongExpectedVersion } from '../../../services/event-store/errors.js';
+import { DuplicateEventId, WrongExpectedVersion } from '../../../services/event-store/errors.js';
 import { findChainBreak } from '../../../services/event-store/hash-chain.js';
 import {
   createPostgresEventStore,
@@ -98,5 +98,71 @@ describe('postgres adapter: fast and general append paths', () => {
       streams.map(async (stream) => (await second.readStream(stream)).length),
     );
     expect(lengths).toEqual(streams.map((_, i) => (i % 2 === 0 ? 2 : 1)));
+  });
+
+  describe('appendAtomically (several streams, all or nothing)', () => {
+    const parts = (tag: string, ids = [newEvent(), newEvent(), newEvent()]) =>
+      ids.map((event, index) => ({
+        streamId: `atomic-${tag}-${String(index)}`,
+        events: [event],
+        options: { expectedRevision: 'no_stream' as const },
+      }));
+    const atomic = (store: PostgresEventStore) => {
+      if (!store.appendAtomically) throw new Error('the Postgres store appends atomically');
+      return store.appendAtomically.bind(store);
+    };
+
+    it('given three new streams, when appended atomically, then each answers its own revision and position, all in one transaction, and a retry is idempotent', async () => {
+      const append = parts('ok');
+      const results = await atomic(first)(append);
+      expect(results.map((result) => result.nextRevision)).toEqual([0n, 0n, 0n]);
+      expect(new Set(results.map((result) => result.position)).size).toBe(3);
+      const { rows } = await database.pool.query<{ n: string }>(
+        `SELECT count(DISTINCT transaction_id) AS n FROM event_store.events WHERE stream_id LIKE 'atomic-ok-%'`,
+      );
+      expect(rows[0]?.n).toBe('1');
+      // Retried from the other process (which knows none of the heads): the same answer.
+      expect(await atomic(second)(append)).toEqual(results);
+    });
+
+    it('given one part whose stream moved, when appended atomically, then WrongExpectedVersion and none of the parts is stored', async () => {
+      const append = parts('moved');
+      await second.append(append[1]!.streamId, [newEvent()], { expectedRevision: 'no_stream' });
+      const error = await atomic(first)(append).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WrongExpectedVersion);
+      for (const part of [append[0]!, append[2]!])
+        expect(await first.readStream(part.streamId)).toEqual([]);
+    });
+
+    it('given an event id another stream holds, when appended atomically, then DuplicateEventId naming that stream and nothing stored', async () => {
+      const reused = newEvent();
+      await first.append('atomic-owner', [reused], { expectedRevision: 'no_stream' });
+      const append = parts('dup', [newEvent(), reused, newEvent()]);
+      const error = await atomic(second)(append).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DuplicateEventId);
+      expect((error as DuplicateEventId).details.streamId).toBe('atomic-owner');
+      for (const part of append) expect(await first.readStream(part.streamId)).toEqual([]);
+    });
+
+    it('given many atomic appends at once on streams they share, when they race, then every one is stored whole or refused whole and each chain holds', async () => {
+      const shared = 'atomic-race-shared';
+      await first.append(shared, [newEvent()], { expectedRevision: 'no_stream' });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 24 }, (_, i) =>
+          atomic(i % 2 ? first : second)([
+            { streamId: shared, events: [newEvent()], options: { expectedRevision: 'any' } },
+            {
+              streamId: `atomic-race-${String(i)}`,
+              events: [newEvent(), newEvent()],
+              options: { expectedRevision: 'no_stream' },
+            },
+          ]),
+        ),
+      );
+      expect(outcomes.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+      const events = await first.readStream(shared);
+      expect(events).toHaveLength(25);
+      expect(findChainBreak(events)).toBeNull();
+    });
   });
 });
