@@ -1,14 +1,14 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliEnv, runCli, stopCli, type CliResult } from '../../support/cli.js';
+import { runCli, stopCli, type CliResult } from '../../support/cli.js';
 import {
   auditThroughOwner,
   callTool,
   connectAgent,
   describe as describeResult,
+  embeddedFolder,
   intakeArgs,
   proposeAcceptance,
   readRequestEvents,
@@ -22,12 +22,7 @@ import {
  * server's writes, and afterwards nothing acknowledged is missing, `verify` passes and the read
  * models equal a replay. The owner is then stopped and started again: all of it is still there.
  */
-const root = mkdtempSync(join(tmpdir(), 'cogitave-cli-serving-'));
-const env = cliEnv({
-  COGITAVE_DATA_DIR: join(root, 'data'),
-  COGITAVE_HTTP_PORT: '0',
-  COGITAVE_POLL_INTERVAL_MS: '100',
-});
+const { root, env } = embeddedFolder('cogitave-cli-serving-');
 let owner: Owner | undefined;
 
 afterAll(async () => {

@@ -1,6 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runCli, spawnCli, type CliResult, type RunningCli } from '../../support/cli.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliEnv, runCli, spawnCli, type CliResult, type RunningCli } from '../../support/cli.js';
 
 /**
  * Shared by the embedded-default e2e tests: `cogitave serve` on a PGlite data folder, agents on
@@ -12,6 +15,23 @@ export interface Owner {
   readonly running: RunningCli;
   readonly url: string;
 }
+
+/** A fresh folder for one test file: the data folder in it and the CLI environment for it. */
+export const embeddedFolder = (
+  prefix: string,
+): { readonly root: string; readonly dataDir: string; readonly env: NodeJS.ProcessEnv } => {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const dataDir = join(root, 'data');
+  return {
+    root,
+    dataDir,
+    env: cliEnv({
+      COGITAVE_DATA_DIR: dataDir,
+      COGITAVE_HTTP_PORT: '0',
+      COGITAVE_POLL_INTERVAL_MS: '100',
+    }),
+  };
+};
 
 export const startOwner = async (env: NodeJS.ProcessEnv): Promise<Owner> => {
   const running = spawnCli(['serve'], env);
