@@ -57,7 +57,7 @@ export interface AppliedBatch {
  * Applies one batch in one transaction: lock the checkpoint row and check it still holds
  * `expected`, run the handler with the target schema first on the search path, advance the
  * checkpoint, queue the NOTIFY, commit. The notification is part of the transaction, so
- * listeners hear of exactly the batches that committed.
+ * listeners hear of exactly the batches that committed. The commit is asynchronous (see below).
  */
 export const applyBatch = async (
   pool: pg.Pool,
@@ -68,8 +68,14 @@ export const applyBatch = async (
   const last = events.at(-1);
   if (!last) throw new RangeError('a batch needs at least one event');
   return inTransaction(pool, async (client) => {
+    // The batch commits without waiting for its WAL flush (synchronous_commit off, this
+    // transaction only): a read model is derived from the log, and rows and checkpoint are
+    // lost together or not at all, so a server crash only re-applies the last batches. The
+    // appends stay synchronous; a projection's commit then no longer queues a second flush
+    // behind every write.
     const locked = await client.query<{ position: string | null }>(
-      `SELECT position, set_config('search_path', $3, true) AS search_path
+      `SELECT position, set_config('search_path', $3, true) AS search_path,
+              set_config('synchronous_commit', 'off', true) AS synchronous_commit
          FROM projections.checkpoints WHERE target_schema = $1 AND name = $2 FOR UPDATE`,
       [options.schema, projection.name, `${options.schema}, public`],
     );

@@ -67,6 +67,11 @@ export interface PostgresEventStoreOptions {
   readonly batchSize?: number;
   /** Append groups written at once on server Postgres (default 2); see group-commit.ts. */
   readonly appendConcurrency?: number;
+  /**
+   * A following subscriber reads at most once per this many ms (default 10): a burst of small
+   * appends reaches it, and its projection, as one page. See subscription.ts.
+   */
+  readonly followSpacingMs?: number;
   /** Streams whose newest (revision, hash) is remembered for the fast path (default 10,000). */
   readonly headCacheSize?: number;
 }
@@ -417,6 +422,7 @@ export const createPostgresEventStore = (
           wake,
           pollIntervalMs,
           batchSize,
+          followSpacingMs: options.followSpacingMs ?? 10,
           logger,
         },
         subscribeOptions,

@@ -340,6 +340,7 @@ export const selectLastPosition = async (db: Queryable): Promise<Position | null
 
 export const notifyChannel = 'cogitave_events';
 
-export const sendNotify = async (db: Queryable): Promise<void> => {
-  await db.query(`SELECT pg_notify('${notifyChannel}', '')`);
+/** `sender` names the store that appended, so it can ignore its own notification. */
+export const sendNotify = async (db: Queryable, sender: string): Promise<void> => {
+  await db.query(`SELECT pg_notify('${notifyChannel}', $1)`, [sender]);
 };

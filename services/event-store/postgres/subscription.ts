@@ -19,12 +19,34 @@ export interface PollingSubscriptionDeps {
   readonly wake: Wake;
   readonly pollIntervalMs: number;
   readonly batchSize: number;
+  /**
+   * A follower woken sooner than this after its previous read waits out the rest before
+   * reading again (0: reads at once). Under a stream of small appends each subscriber then
+   * reads, and its projection applies, one page per interval instead of one per append.
+   */
+  readonly followSpacingMs?: number;
   readonly logger: Logger;
 }
 
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const pauseFor = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
 /**
  * Catch up page by page, then follow: read until a short page, wait for a wake-up (or the poll
- * interval), read again. The wake generation is taken before each read, so a wake-up that lands
+ * interval) and the follow spacing, read again. The wake generation is taken before each read, so a wake-up that lands
  * between a read and the wait is never lost.
  */
 export const createPollingSubscription = (
@@ -46,11 +68,13 @@ export const createPollingSubscription = (
     let cursor = options.fromPosition;
     let caughtUp = false;
     let failures = 0;
+    const spacing = deps.followSpacingMs ?? 0;
     deps.wake.listen();
     try {
       while (!stopped()) {
         const generation = deps.wake.generation;
         let page: LogPage;
+        const readAt = performance.now();
         try {
           page = await deps.readPage(cursor, deps.batchSize, options.filter);
           failures = 0;
@@ -76,6 +100,8 @@ export const createPollingSubscription = (
           options.onCaughtUp?.();
         }
         await deps.wake.wait(generation, deps.pollIntervalMs, signal);
+        const early = spacing - (performance.now() - readAt);
+        if (early > 0) await pauseFor(early, signal);
       }
     } finally {
       external?.removeEventListener('abort', stop);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Database } from '../../database/database.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -30,6 +31,8 @@ const NOTIFY_SPACING_MS = 10;
 
 export const createWake = (database: Database, logger: Logger): Wake => {
   let generation = 0;
+  /** Tells this store's notifications from those of other processes (and other stores). */
+  const sender = randomUUID();
   const waiters = new Set<() => void>();
   let closed = false;
 
@@ -48,7 +51,7 @@ export const createWake = (database: Database, logger: Logger): Wake => {
       notifyPending = true;
       return;
     }
-    notifyInFlight = sendNotify(database.pool)
+    notifyInFlight = sendNotify(database.pool, sender)
       .catch((error: unknown) => {
         logger.debug({ err: error }, 'NOTIFY failed; subscribers will poll');
       })
@@ -95,7 +98,10 @@ export const createWake = (database: Database, logger: Logger): Wake => {
     client.on('end', () => {
       retry(new Error('connection ended'));
     });
-    client.on('notification', bump);
+    // This store's own appends woke its subscribers already (`appended`).
+    client.on('notification', (message) => {
+      if (message.payload !== sender) bump();
+    });
     client
       .connect()
       .then(() => client.query(`LISTEN ${notifyChannel}`))
