@@ -4,6 +4,7 @@ import { createRequestCommandHandlers } from '../services/requests/handlers.js';
 import { createRequestsReadService } from '../services/requests/read-service.js';
 import { createResourcesReadService } from '../services/resources/read-service.js';
 import type { App } from './app.js';
+import { watchApprovalMode } from '../services/governance/approval-mode.js';
 import { createCatalogReadService } from '../services/catalog/read-service.js';
 import { createSearchService, embedderFromConfig } from '../services/search/index.js';
 import type { GatewayServices } from '../mcp-gateway/services.js';
@@ -41,6 +42,11 @@ export const createGatewayServices = async (
     ...(options.catalogReady ? { buildAfter: options.catalogReady } : {}),
   });
   closers.push(() => search.close());
+  // What agents are told of approvals follows the log, not this process's configuration.
+  const approvals = await watchApprovalMode(app.eventStore, (error: unknown) => {
+    app.logger.error({ err: error }, 'following the approval mode stopped');
+  });
+  closers.push(() => approvals.close());
   const services: GatewayServices = {
     changes: app.changes,
     requests: createRequestCommandHandlers({
@@ -65,9 +71,17 @@ export const createGatewayServices = async (
       db: app.database.pool,
       changes: app.changes,
     }),
-    approvals: app.github
-      ? { kind: 'github', repository: app.github.settings.repository }
-      : { kind: 'local' },
+    approvals: {
+      current: () => {
+        const recorded = approvals.current();
+        return recorded?.mode === 'github'
+          ? {
+              kind: 'github',
+              repository: recorded.repository ?? app.github?.settings.repository ?? 'GitHub',
+            }
+          : { kind: 'local' };
+      },
+    },
     readYourWrites: createReadYourWrites({
       waitForPosition: (projection, position, options) =>
         app.changes.waitForPosition(projection, position, options),

@@ -34,6 +34,9 @@ export interface GatewayServices {
   readonly networks: NetworksService;
   /** Where each caller's writes are, so its next read waits for them (see read-your-writes.ts). */
   readonly readYourWrites: ReadYourWrites;
-  /** GitHub (pull requests and issues) or local (`cogitave proposals`): what agents are told. */
-  readonly approvals: ApprovalMode;
+  /**
+   * GitHub (pull requests and issues) or local (`cogitave proposals`, the console): what agents
+   * are told, as the deployment's log records it now (not this process's configuration).
+   */
+  readonly approvals: { current(): ApprovalMode };
 }

@@ -97,7 +97,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
           logging: {},
           completions: {},
         },
-        instructions: serverInstructions(services.approvals),
+        instructions: serverInstructions(services.approvals.current()),
       },
       {
         logger,

@@ -4,7 +4,7 @@ import type { ApprovalMode } from '../services.js';
 export const howMaintainersDecide = (mode: ApprovalMode): string =>
   mode.kind === 'github'
     ? `a maintainer approves it on GitHub (${mode.repository}): merging its draft pull request approves, closing it rejects`
-    : 'a maintainer approves it on this machine with `cogitave proposals approve` (or rejects it with `cogitave proposals reject`)';
+    : 'a maintainer approves it on this machine with `cogitave proposals approve` or in the console (/console), or rejects it with `cogitave proposals reject`';
 
 /** What a new agent reads first (the `instructions` of initialize / server/discover). */
 export const serverInstructions = (mode: ApprovalMode): string =>

@@ -85,9 +85,9 @@ export const advanceStageTool = defineTool({
         pull_url: pullUrl,
       },
       next_step:
-        services.approvals.kind === 'github'
+        services.approvals.current().kind === 'github'
           ? `Proposal ${proposalId} is pending; the request stays in "${stage}". A draft pull request is opened for it on GitHub; a maintainer merging it advances the request to "${args.to_stage}", closing it rejects the proposal. Follow it with get_request.`
-          : `Proposal ${proposalId} is pending; the request stays in "${stage}". A maintainer approves it on this machine with \`cogitave proposals approve ${proposalId}\`, which moves the request to "${args.to_stage}", or rejects it with \`cogitave proposals reject\`. Follow it with get_request.`,
+          : `Proposal ${proposalId} is pending; the request stays in "${stage}". A maintainer approves it on this machine with \`cogitave proposals approve ${proposalId}\` or in the console (/console), which moves the request to "${args.to_stage}", or rejects it with \`cogitave proposals reject\`. Follow it with get_request.`,
     };
   },
   render: (result) =>

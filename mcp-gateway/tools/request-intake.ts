@@ -89,9 +89,9 @@ export const requestIntakeTool = defineTool({
       github: { issue_url: null },
       request: documentOf(state),
       next_step:
-        services.approvals.kind === 'github'
+        services.approvals.current().kind === 'github'
           ? `Draft ${requestId} is proposed; nothing is accepted yet. A maintainer reviews it on GitHub (the intake issue; its link appears in get_request once opened) and accepts or rejects it there. To move it on, call get_dod then advance_stage.`
-          : `Draft ${requestId} is proposed; nothing is accepted yet. To move it on, call get_dod then advance_stage: a maintainer approves proposals on this machine with \`cogitave proposals approve\` (or rejects the intake with \`cogitave requests reject-intake\`). Follow it with get_request.`,
+          : `Draft ${requestId} is proposed; nothing is accepted yet. To move it on, call get_dod then advance_stage: a maintainer approves proposals on this machine with \`cogitave proposals approve\` or in the console (/console) (or rejects the intake with \`cogitave requests reject-intake\`). Follow it with get_request.`,
     };
   },
   render: (result) =>

@@ -40,7 +40,7 @@ export interface RecordedApprovalMode {
 
 const isMode = (value: unknown): value is ApprovalMode => value === 'github' || value === 'local';
 
-const fromEvent = (event: RecordedEvent): RecordedApprovalMode | undefined => {
+export const approvalModeOfEvent = (event: RecordedEvent): RecordedApprovalMode | undefined => {
   const data = event.data as Partial<ApprovalModeSetData>;
   if (event.type !== APPROVAL_MODE_SET || !isMode(data.mode)) return undefined;
   return {
@@ -75,7 +75,7 @@ export const readApprovalMode = async (
     direction: 'backwards',
     maxCount: 1,
   });
-  const recorded = newest ? fromEvent(newest) : undefined;
+  const recorded = newest ? approvalModeOfEvent(newest) : undefined;
   if (recorded) return recorded;
   if (await hasGitHubTraces(eventStore)) {
     return {
@@ -108,3 +108,40 @@ export const appendApprovalMode = async (
 };
 
 export { WrongExpectedVersion };
+
+export interface ApprovalModeWatch {
+  /** The mode the log records now (undefined before any record or GitHub trace). */
+  current(): RecordedApprovalMode | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The deployment's mode as its log says, kept current while the process runs: read once, then
+ * followed on the mode stream, so a `cogitave approval-mode set` (run through the owner or on
+ * a server Postgres) changes what this process tells agents without a restart. The process's
+ * own configuration plays no part.
+ */
+export const watchApprovalMode = async (
+  eventStore: EventStore,
+  onError: (error: unknown) => void,
+): Promise<ApprovalModeWatch> => {
+  let mode = await readApprovalMode(eventStore);
+  const subscription = eventStore.subscribeToAll({
+    filter: { streamPrefixes: [APPROVAL_MODE_STREAM] },
+  });
+  const following = (async () => {
+    for await (const event of subscription) {
+      const recorded = approvalModeOfEvent(event);
+      if (recorded && (mode?.source !== 'recorded' || recorded.revision >= mode.revision)) {
+        mode = recorded;
+      }
+    }
+  })().catch(onError);
+  return {
+    current: () => mode,
+    close: async () => {
+      await subscription.close();
+      await following;
+    },
+  };
+};
