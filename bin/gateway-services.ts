@@ -38,6 +38,7 @@ export const createGatewayServices = async (
     db: app.database.pool,
     changes: app.changes,
     embedder: embedderFromConfig(app.config),
+    sampleEmbedder: embedderFromConfig(app.config),
     logger: app.logger,
     ...(options.catalogReady ? { buildAfter: options.catalogReady } : {}),
   });

@@ -24,6 +24,8 @@ export interface CatalogEdge {
   readonly sourceUid: string;
   readonly edgeType: string;
   readonly targetUid: string;
+  /** The edge touches a code sample: it belongs to the samples' index, not the docs'. */
+  readonly sample: boolean;
 }
 
 const HEADING = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm;

@@ -21,6 +21,7 @@ interface EdgeRow {
   source_uid: string;
   edge_type: string;
   target_uid: string;
+  sample: boolean;
 }
 
 const NODE_COLUMNS =
@@ -45,11 +46,22 @@ const toEdge = (row: EdgeRow): CatalogEdge => ({
   sourceUid: row.source_uid,
   edgeType: row.edge_type,
   targetUid: row.target_uid,
+  sample: row.sample,
 });
 
-export const loadAllCatalogNodes = async (db: Queryable): Promise<CatalogNode[]> =>
+/** Which nodes a full read takes: the pages and other prose, or the code samples. */
+export type NodeKind = 'docs' | 'samples';
+
+const KIND_CONDITION: Readonly<Record<NodeKind, string>> = {
+  docs: "label <> 'CodeSample'",
+  samples: "label = 'CodeSample'",
+};
+
+export const loadAllCatalogNodes = async (db: Queryable, kind: NodeKind): Promise<CatalogNode[]> =>
   (
-    await db.query<NodeRow>(`SELECT ${NODE_COLUMNS} FROM read_model.catalog_nodes ORDER BY uid`)
+    await db.query<NodeRow>(
+      `SELECT ${NODE_COLUMNS} FROM read_model.catalog_nodes WHERE ${KIND_CONDITION[kind]} ORDER BY uid`,
+    )
   ).rows.map(toNode);
 
 export const loadCatalogNodes = async (
@@ -63,10 +75,16 @@ export const loadCatalogNodes = async (
     )
   ).rows.map(toNode);
 
+// `sample`: the edge touches a code sample (its source or its target is one).
+const EDGE_COLUMNS = `e.source_uid, e.edge_type, e.target_uid,
+  EXISTS (SELECT 1 FROM read_model.catalog_nodes n
+           WHERE n.uid IN (e.source_uid, e.target_uid) AND n.label = 'CodeSample') AS sample`;
+
 export const loadAllCatalogEdges = async (db: Queryable): Promise<CatalogEdge[]> =>
   (
     await db.query<EdgeRow>(
-      'SELECT source_uid, edge_type, target_uid FROM read_model.catalog_edges ORDER BY source_uid, edge_type, ordinal, target_uid',
+      `SELECT ${EDGE_COLUMNS} FROM read_model.catalog_edges e
+        ORDER BY e.source_uid, e.edge_type, e.ordinal, e.target_uid`,
     )
   ).rows.map(toEdge);
 
@@ -76,8 +94,8 @@ export const loadCatalogEdges = async (
 ): Promise<CatalogEdge[]> =>
   (
     await db.query<EdgeRow>(
-      `SELECT source_uid, edge_type, target_uid FROM read_model.catalog_edges
-        WHERE source_uid = ANY($1::text[]) ORDER BY source_uid, edge_type, ordinal, target_uid`,
+      `SELECT ${EDGE_COLUMNS} FROM read_model.catalog_edges e
+        WHERE e.source_uid = ANY($1::text[]) ORDER BY e.source_uid, e.edge_type, e.ordinal, e.target_uid`,
       [sourceUids],
     )
   ).rows.map(toEdge);

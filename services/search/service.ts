@@ -15,26 +15,35 @@ import {
   type CatalogNode,
 } from './documents.js';
 import type { Embedder } from './embedder.js';
+import { createLsaEmbedder } from './lsa.js';
 import type { GraphEdge } from './graph.js';
 import {
   loadAllCatalogEdges,
   loadAllCatalogNodes,
   loadCatalogEdges,
   loadCatalogNodes,
+  type NodeKind,
 } from './read-model.js';
 import {
   createHybridRetriever,
   DEFAULT_RETRIEVAL_SETTINGS,
   type ComponentRanks,
   type ComponentScores,
+  type HybridRetriever,
+  type RetrievalHit,
   type RetrievalSettings,
 } from './retriever.js';
 
 /**
- * The search index of the catalog: built from `read_model.catalog_nodes` / `catalog_edges` at
- * start-up, then kept current from the change feed (changed catalog URIs are re-read, missing
- * ones removed; a resync or a truncated notice reloads everything). Updates are applied one
- * batch at a time, in order; a search sees the index between batches.
+ * The search indexes of the catalog, built from `read_model.catalog_nodes` / `catalog_edges`,
+ * then kept current from the change feed (changed catalog URIs are re-read, missing ones
+ * removed; a resync or a truncated notice reloads everything). Updates are applied one batch
+ * at a time, in order; a search sees the indexes between batches.
+ *
+ * Two indexes: the docs index (every node but code samples) is built at start-up and is what
+ * readiness waits for; code samples (five in six nodes of a real doc site) have their own,
+ * built at the first search that needs them, so they neither slow the start nor take memory
+ * until asked for, and do not compete with prose for docs_search's candidates.
  */
 export interface DocsSearchQuery {
   readonly query: string;
@@ -86,6 +95,7 @@ export interface CodeSampleHit {
 
 export interface SearchStatus {
   readonly ready: boolean;
+  /** Documents indexed: the docs index, plus the code samples once their index is built. */
   readonly documents: number;
   readonly embedder: string;
 }
@@ -109,6 +119,11 @@ export interface SearchServiceOptions {
   readonly db: Queryable;
   readonly changes: { onChange(listener: (signal: ChangeSignal) => void): () => void };
   readonly embedder: Embedder;
+  /**
+   * The code samples' index's embedder. Default: the same one when it does not learn from its
+   * corpus, else a built-in LSA embedder of its own (a fitted model belongs to one corpus).
+   */
+  readonly sampleEmbedder?: Embedder;
   readonly logger: Logger;
   readonly settings?: RetrievalSettings;
   /** Refit the corpus-derived embedding once this share of documents changed (default 0.2). */
@@ -200,11 +215,23 @@ const searchableLabels = labelNames.filter((label) => labelSpec(label)?.source =
 export const createSearchService = (options: SearchServiceOptions): SearchService => {
   const { db, logger } = options;
   const refitDrift = options.refitDrift ?? 0.2;
-  const retriever = createHybridRetriever({
-    embedder: options.embedder,
-    settings: options.settings ?? DEFAULT_RETRIEVAL_SETTINGS,
-    edgeWeights: EDGE_WEIGHTS,
-  });
+  const settings = options.settings ?? DEFAULT_RETRIEVAL_SETTINGS;
+  const sampleEmbedder =
+    options.sampleEmbedder ?? (options.embedder.fit ? createLsaEmbedder() : options.embedder);
+  const retrievers: Readonly<Record<NodeKind, HybridRetriever>> = {
+    docs: createHybridRetriever({
+      embedder: options.embedder,
+      settings,
+      edgeWeights: EDGE_WEIGHTS,
+    }),
+    samples: createHybridRetriever({
+      embedder: sampleEmbedder,
+      settings,
+      edgeWeights: EDGE_WEIGHTS,
+    }),
+  };
+  const retriever = retrievers.docs;
+  const kindOf = (label: string): NodeKind => (label === 'CodeSample' ? 'samples' : 'docs');
   const meta = new Map<string, Meta>();
   // Page key → the uids of its versions.
   const pages = new Map<string, Set<string>>();
@@ -223,7 +250,6 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     meta.delete(uid);
   };
   let closed = false;
-  let built = false;
   // Every index mutation runs on this chain, so batches apply in order and never interleave.
   let chain: Promise<void> = Promise.resolve();
   const enqueue = (work: () => Promise<void>): Promise<void> => {
@@ -236,27 +262,45 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     return next;
   };
 
-  const reloadAll = async (): Promise<void> => {
+  const built: Record<NodeKind, boolean> = { docs: false, samples: false };
+  // Whether the samples' index was asked for (then it is built and kept current).
+  let samplesWanted = false;
+
+  const reloadKind = async (kind: NodeKind): Promise<void> => {
     const started = Date.now();
-    const [nodes, edges] = await Promise.all([loadAllCatalogNodes(db), loadAllCatalogEdges(db)]);
-    meta.clear();
-    pages.clear();
+    const [nodes, edges] = await Promise.all([
+      loadAllCatalogNodes(db, kind),
+      loadAllCatalogEdges(db),
+    ]);
+    for (const [uid, m] of meta) if (kindOf(m.label) === kind) deleteMeta(uid);
     for (const node of nodes) setMeta(node.uid, toMeta(node));
-    await retriever.rebuild(nodes.map(toRetrievalDocument), toGraphEdges(edges));
-    built = true;
+    const own = edges.filter((edge) => edge.sample === (kind === 'samples'));
+    await retrievers[kind].rebuild(nodes.map(toRetrievalDocument), toGraphEdges(own));
+    built[kind] = true;
     logger.info(
       {
+        index: kind,
         documents: nodes.length,
-        edges: edges.length,
+        edges: own.length,
         ms: Date.now() - started,
-        embedder: retriever.embedderName,
+        embedder: retrievers[kind].embedderName,
       },
       'search index built',
     );
   };
 
+  const reloadAll = async (): Promise<void> => {
+    await reloadKind('docs');
+    if (samplesWanted) await reloadKind('samples');
+    else {
+      // Not built until asked for: forget any samples folded in by a change meanwhile.
+      for (const [uid, m] of meta) if (kindOf(m.label) === 'samples') deleteMeta(uid);
+      built.samples = false;
+    }
+  };
+
   const reload = async (uids: readonly string[]): Promise<void> => {
-    if (!built) {
+    if (!built.docs) {
       await reloadAll();
       return;
     }
@@ -266,11 +310,25 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     ]);
     const found = new Set(nodes.map((node) => node.uid));
     const gone = uids.filter((uid) => !found.has(uid));
-    retriever.remove(gone);
+    for (const kind of ['docs', 'samples'] as const) retrievers[kind].remove(gone);
     for (const uid of gone) deleteMeta(uid);
-    for (const node of nodes) setMeta(node.uid, toMeta(node));
-    await retriever.upsert(nodes.map(toRetrievalDocument), toGraphEdges(edges));
-    if (options.embedder.fit && retriever.drift() >= refitDrift) await reloadAll();
+    for (const kind of ['docs', 'samples'] as const) {
+      const mine = nodes.filter((node) => kindOf(node.label) === kind);
+      // A node that changed kind leaves the other index.
+      const other = retrievers[kind === 'docs' ? 'samples' : 'docs'];
+      other.remove(mine.map((node) => node.uid));
+      if (!built[kind]) continue;
+      for (const node of mine) setMeta(node.uid, toMeta(node));
+      const own = edges.filter((edge) => edge.sample === (kind === 'samples'));
+      await retrievers[kind].upsert(mine.map(toRetrievalDocument), toGraphEdges(own));
+    }
+    for (const node of nodes) if (!built[kindOf(node.label)]) deleteMeta(node.uid);
+    for (const kind of ['docs', 'samples'] as const) {
+      const embedder = kind === 'docs' ? options.embedder : sampleEmbedder;
+      if (built[kind] && embedder.fit && retrievers[kind].drift() >= refitDrift) {
+        await reloadKind(kind);
+      }
+    }
   };
 
   // Changed uids waiting for the next update; coalesced while one runs.
@@ -315,11 +373,14 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     return enqueue(reloadAll);
   });
   attempt.catch(() => undefined);
-  const isBuilt = (): boolean => built;
+  const isBuilt = (): boolean => built.docs;
   const readyWaitMs = options.readyWaitMs ?? 30_000;
 
-  const whenReady = async (): Promise<void> => {
-    if (isBuilt()) return;
+  /**
+   * Waits for a build, at most `readyWaitMs`: "late" when it is still running then; a
+   * failed build rejects with its error.
+   */
+  const within = async (build: Promise<void>): Promise<'done' | 'late'> => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => {
@@ -327,10 +388,19 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
       }, readyWaitMs);
     });
     try {
-      const outcome = await Promise.race([attempt, late]);
-      if (outcome === 'late' && !isBuilt()) {
+      return await Promise.race([build.then(() => 'done' as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const waited = (): string => `waited ${String(Math.round(readyWaitMs / 1000))} s`;
+
+  const whenReady = async (): Promise<void> => {
+    if (isBuilt()) return;
+    try {
+      if ((await within(attempt)) === 'late' && !isBuilt()) {
         throw new Unavailable(
-          `the search index is still being built (the catalog is being ingested at start-up); waited ${String(Math.round(readyWaitMs / 1000))} s, retry shortly`,
+          `the search index is still being built (the catalog is being ingested at start-up); ${waited()}, retry shortly`,
         );
       }
     } catch (error) {
@@ -341,8 +411,38 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
       throw new Unavailable(
         `the search index is not built (catalog read model unreadable: ${(error as Error).message}); retrying`,
       );
-    } finally {
-      clearTimeout(timer);
+    }
+  };
+
+  // The samples' index: built by the first search that needs it, kept current from then on.
+  let samplesAttempt: Promise<void> | undefined;
+  // A function, so the compiler does not take its value as fixed across awaits.
+  const samplesBuilt = (): boolean => built.samples;
+  const samplesReady = async (): Promise<void> => {
+    await whenReady();
+    if (samplesBuilt()) return;
+    let current = samplesAttempt;
+    if (!current) {
+      samplesWanted = true;
+      const started = enqueue(() => reloadKind('samples'));
+      current = samplesAttempt = started;
+      // A failed build is retried by the next search that needs it.
+      started.catch(() => {
+        if (samplesAttempt === started) samplesAttempt = undefined;
+      });
+    }
+    try {
+      if ((await within(current)) === 'late' && !samplesBuilt()) {
+        throw new Unavailable(
+          `the code samples' index is being built (the first search of code samples builds it); ${waited()}, retry shortly`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof Unavailable) throw error;
+      if (samplesBuilt()) return;
+      throw new Unavailable(
+        `the code samples' index is not built (catalog read model unreadable: ${(error as Error).message}); retrying`,
+      );
     }
   };
 
@@ -384,7 +484,19 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         );
       };
       // Versions of a page fold into one hit, so ask for enough to fill the limit after that.
-      const found = await retriever.search({ text, limit: Math.min(limit * 4, 200), filter });
+      const ask = { text, limit: Math.min(limit * 4, 200), filter };
+      const wantsSamples = types.has('CodeSample');
+      if (wantsSamples) await samplesReady();
+      const lists = await Promise.all([
+        types.size > (wantsSamples ? 1 : 0) ? retrievers.docs.search(ask) : [],
+        wantsSamples ? retrievers.samples.search(ask) : [],
+      ]);
+      const found: RetrievalHit[] =
+        lists[1].length === 0
+          ? lists[0]
+          : lists[0].length === 0
+            ? lists[1]
+            : [...lists[0], ...lists[1]].sort((a, b) => b.scores.fused - a.scores.fused);
       const groups = new Map<string, typeof found>();
       for (const hit of found) {
         const m = meta.get(hit.id);
@@ -445,7 +557,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     codeSampleSearch: async (scope, query) => {
       const text = checkQuery(query.query);
       const limit = checkLimit(query.limit);
-      await whenReady();
+      await samplesReady();
       const language = query.language?.trim().toLowerCase();
       const inScope = scopeFilter(scope);
       const filter = (id: string): boolean => {
@@ -456,7 +568,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         // A sample known not to compile is left out unless asked for; unchecked ones count.
         return query.includeUnchecked === true || m.attributes.compiled !== false;
       };
-      const hits = await retriever.search({ text, limit, filter });
+      const hits = await retrievers.samples.search({ text, limit, filter });
       return hits.flatMap((hit) => {
         const m = meta.get(hit.id);
         if (!m) return [];
@@ -484,7 +596,11 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         ];
       });
     },
-    status: () => ({ ready: built, documents: retriever.size, embedder: retriever.embedderName }),
+    status: () => ({
+      ready: built.docs,
+      documents: retrievers.docs.size + retrievers.samples.size,
+      embedder: retriever.embedderName,
+    }),
     settled: async () => {
       // Wait until the chain stops growing (an update may enqueue a follow-up).
       let current: Promise<void>;
