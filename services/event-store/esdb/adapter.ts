@@ -20,7 +20,7 @@ import {
 import { CogitaveError, Unavailable } from '../../runtime/errors.js';
 import { redactUrl, type Logger } from '../../runtime/logger.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
-import { chainHash, contentHash } from '../hash-chain.js';
+import { chainHash, eventContent, sha256Hex } from '../hash-chain.js';
 import { comparePositions } from '../position.js';
 import { createSubscriptionRegistry } from '../subscription-registry.js';
 import type {
@@ -200,8 +200,9 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
     let prevHash = head?.hash ?? null;
     let revision = head ? head.revision + 1n : 0n;
     const data = events.map((event) => {
-      const hash = chainHash(prevHash, revision, contentHash(streamId, event));
-      const eventData = toEventData(event, { prevHash, hash });
+      const content = eventContent(streamId, event);
+      const hash = chainHash(prevHash, revision, sha256Hex(content));
+      const eventData = toEventData(event, { prevHash, hash }, content);
       prevHash = hash;
       revision += 1n;
       return eventData;

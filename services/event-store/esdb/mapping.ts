@@ -9,20 +9,19 @@ import {
   STREAM_EXISTS,
   eventTypeFilter,
   excludeSystemEvents,
+  binaryEvent,
   isCommandError,
-  jsonEvent,
   streamNameFilter,
   convertToCommandError,
   type AppendExpectedRevision,
   type CurrentRevision,
   type EventData,
   type Filter,
-  type JSONType,
   type Position as ClientPosition,
 } from '@eventstore/db-client';
 import { CogitaveError, InvalidArgument, Unavailable } from '../../runtime/errors.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
-import { contentHash, eventContent } from '../hash-chain.js';
+import { contentHash, eventContent, sha256Hex } from '../hash-chain.js';
 import { decodePosition, encodePosition } from '../position.js';
 import type {
   EventFilter,
@@ -76,7 +75,18 @@ export const toClientPosition = (position: Position): ClientPosition => {
 // ---------------------------------------------------------------------------------------------
 // Events
 
-/** Keys the adapter adds to the ESDB metadata JSON; a caller's metadata must not use them. */
+/**
+ * How an event is stored in EventStoreDB: its data are the UTF-8 bytes of its canonical content
+ * (hash-chain.ts: the RFC 8785 text of { id, streamId, type, data, metadata }, exactly what its
+ * hash covers), as a binary event (`application/octet-stream`: the client would JSON.parse and
+ * re-encode a JSON event's data, and the bytes would no longer be the hashed ones); its ESDB
+ * metadata is the JSON `{ "prevHash": …, "hash": … }`. A read gives the stored bytes back as
+ * `content` and parses them once for `data` and `metadata`; verify hashes those bytes.
+ *
+ * Events written before the adapter stored their content (JSON events whose data is the
+ * caller's data and whose metadata is the caller's metadata with `prevHash` and `hash` added)
+ * are still read: their content is rendered from what the client parsed, as it was hashed.
+ */
 const HASH_METADATA_KEYS = ['prevHash', 'hash'] as const;
 
 export interface ChainLink {
@@ -105,7 +115,10 @@ export const isSystemEvent = (event: {
   readonly type: string;
 }): boolean => event.streamId.startsWith('$') || event.type.startsWith('$');
 
-/** The adapter stores the chain in the metadata JSON: a caller's metadata must not clash. */
+/**
+ * Events written before the adapter stored their content kept the chain in the caller's
+ * metadata, so those keys stay reserved: a stored event must read back unambiguously.
+ */
 export const assertNoHashKeys = (event: EventToAppend): void => {
   for (const key of HASH_METADATA_KEYS) {
     if (Object.hasOwn(event.metadata, key)) {
@@ -116,15 +129,14 @@ export const assertNoHashKeys = (event: EventToAppend): void => {
   }
 };
 
-export const toEventData = (event: EventToAppend, link: ChainLink): EventData => {
+/** `content` is the event's canonical content, the text whose sha256 `link.hash` covers. */
+export const toEventData = (event: EventToAppend, link: ChainLink, content: string): EventData => {
   assertNoHashKeys(event);
-  return jsonEvent({
+  return binaryEvent({
     id: event.id,
     type: event.type,
-    // validateAppend made data plain JSON; the client JSON.stringify-s any JSON value, even
-    // though its type only names objects, arrays and strings.
-    data: event.data as JSONType,
-    metadata: { ...event.metadata, prevHash: link.prevHash, hash: link.hash },
+    data: new TextEncoder().encode(content),
+    metadata: { prevHash: link.prevHash, hash: link.hash },
   });
 };
 
@@ -138,33 +150,63 @@ const notOurs = (event: ClientRecordedEventLike, why: string): CogitaveError =>
     { streamId: event.streamId, eventId: event.id },
   );
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The stored content of a binary event, and the data and metadata it holds. */
+const storedContent = (
+  event: ClientRecordedEventLike,
+): { content: string; data: unknown; metadata: EventMetadata } => {
+  if (!(event.data instanceof Uint8Array)) {
+    throw notOurs(event, 'has no stored content: it was not written by Cogitave');
+  }
+  let content: string;
+  let parsed: unknown;
+  try {
+    content = UTF8.decode(event.data);
+    parsed = JSON.parse(content);
+  } catch {
+    throw notOurs(event, 'holds no JSON content: it was not written by Cogitave');
+  }
+  if (!isRecord(parsed) || !isRecord(parsed['metadata'])) {
+    throw notOurs(event, 'holds no event content: it was not written by Cogitave');
+  }
+  // What the caller gave, checked by validateAppend when it was written; verify checks that
+  // the content names this event (id, stream, type) and that its hash covers these bytes.
+  return { content, data: parsed['data'], metadata: parsed['metadata'] as EventMetadata };
+};
+
 export const fromClientEvent = (event: ClientRecordedEventLike): RecordedEvent => {
-  if (!event.isJson) throw notOurs(event, 'is not a JSON event: it was not written by Cogitave');
   if (!isRecord(event.metadata))
     throw notOurs(event, 'has no metadata: it was not written by Cogitave');
-  const { prevHash, hash, ...metadata } = event.metadata;
+  const { prevHash, hash, ...legacyMetadata } = event.metadata;
   if (typeof hash !== 'string' || (prevHash !== null && typeof prevHash !== 'string')) {
     throw notOurs(event, 'carries no hash chain in its metadata: it was not written by Cogitave');
   }
   if (!event.position || event.position.commit === NO_POSITION) {
     throw notOurs(event, 'has no $all position: the adapter needs EventStoreDB 22.6 or later');
   }
-  // What the caller gave, checked by validateAppend when it was written.
-  const eventMetadata = metadata as EventMetadata;
+  const stored = event.isJson
+    ? // Written before events kept their content: rendered as it was hashed.
+      (() => {
+        const metadata = legacyMetadata as EventMetadata;
+        const content = eventContent(event.streamId, {
+          id: event.id,
+          type: event.type,
+          data: event.data,
+          metadata,
+        });
+        return { content, data: event.data, metadata };
+      })()
+    : storedContent(event);
   return {
     id: event.id,
     streamId: event.streamId,
     revision: event.revision,
     position: toPosition(event.position),
     type: event.type,
-    data: event.data,
-    metadata: eventMetadata,
-    content: eventContent(event.streamId, {
-      id: event.id,
-      type: event.type,
-      data: event.data,
-      metadata: eventMetadata,
-    }),
+    data: stored.data,
+    metadata: stored.metadata,
+    content: stored.content,
     prevHash,
     hash,
   };
@@ -190,7 +232,7 @@ export const findReplay = (
     const stored = found[index];
     const consistent =
       stored !== undefined &&
-      contentHash(streamId, stored) === contentHash(streamId, event) &&
+      sha256Hex(stored.content) === contentHash(streamId, event) &&
       (previous === undefined || stored.revision === previous.revision + 1n);
     if (!consistent) throw new DuplicateEventId((stored ? event : reused).id, streamId);
     previous = stored;

@@ -17,7 +17,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { CogitaveError, InvalidArgument, Unavailable } from '../../../services/runtime/errors.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../../../services/event-store/errors.js';
-import { chainHash, contentHash, eventContent } from '../../../services/event-store/hash-chain.js';
+import {
+  chainHash,
+  contentHash,
+  eventContent,
+  sha256Hex,
+} from '../../../services/event-store/hash-chain.js';
 import {
   assertNoHashKeys,
   findReplay,
@@ -137,18 +142,17 @@ describe('esdb mapping: positions', () => {
 });
 
 describe('esdb mapping: events', () => {
-  it('given an event and its chain link, when mapped to event data, then the hashes sit in the metadata', () => {
-    const data = toEventData(event('00000000-0000-4000-8000-00000000000a'), {
-      prevHash: null,
-      hash: 'h0',
-    });
+  it('given an event, its content and its chain link, when mapped to event data, then the data are the content bytes and the hashes the metadata', () => {
+    const item = event('00000000-0000-4000-8000-00000000000a');
+    const content = eventContent('task-1', item);
+    const data = toEventData(item, { prevHash: null, hash: 'h0' }, content);
     expect(data).toMatchObject({
       id: '00000000-0000-4000-8000-00000000000a',
-      contentType: 'application/json',
+      contentType: 'application/octet-stream',
       type: 'TaskOpened',
-      data: { n: 1 },
-      metadata: { ...metadata, prevHash: null, hash: 'h0' },
+      metadata: { prevHash: null, hash: 'h0' },
     });
+    expect(Buffer.from(data.data as Uint8Array).toString('utf8')).toBe(content);
   });
 
   it('given caller metadata using a reserved hash key, when mapped to event data, then it is refused', () => {
@@ -156,7 +160,9 @@ describe('esdb mapping: events', () => {
       ...event('00000000-0000-4000-8000-00000000000a'),
       metadata: { ...metadata, hash: 'mine' },
     };
-    expect(() => toEventData(clash, { prevHash: null, hash: 'h0' })).toThrow(InvalidArgument);
+    expect(() => toEventData(clash, { prevHash: null, hash: 'h0' }, '{}')).toThrow(
+      InvalidArgument,
+    );
     const reserved = { ...clash, metadata: { ...metadata, prevHash: null } };
     expect(() => {
       assertNoHashKeys(reserved);
@@ -166,7 +172,32 @@ describe('esdb mapping: events', () => {
     }).not.toThrow();
   });
 
-  it('given a recorded JSON event, when mapped, then the hash fields leave the metadata', () => {
+  it('given a stored binary event, when mapped, then content is the stored bytes, unchanged, and data and metadata come from it', () => {
+    // Not canonical on purpose (key order, spacing, an escape): a read must not re-render.
+    const content =
+      '{"metadata":{"actor":"user:ada","tenant":"acme"}, "type":"TaskOpened","streamId":"task-1","id":"00000000-0000-4000-8000-000000000001","data":{"title":"write \\u0074ests","n":1.50}}';
+    const mapped = fromClientEvent(
+      clientEvent({
+        isJson: false,
+        data: new TextEncoder().encode(content),
+        metadata: { prevHash: 'aa', hash: 'bb' },
+      }),
+    );
+    expect(mapped).toEqual({
+      id: '00000000-0000-4000-8000-000000000001',
+      streamId: 'task-1',
+      revision: 3n,
+      position: toPosition({ commit: 42n, prepare: 41n }),
+      type: 'TaskOpened',
+      data: { title: 'write tests', n: 1.5 },
+      metadata: { actor: 'user:ada', tenant: 'acme' },
+      content,
+      prevHash: 'aa',
+      hash: 'bb',
+    });
+  });
+
+  it('given a JSON event written before events kept their content, when mapped, then the hash fields leave the metadata and the content is rendered', () => {
     const mapped = fromClientEvent(clientEvent());
     expect(mapped).toEqual({
       id: '00000000-0000-4000-8000-000000000001',
@@ -195,20 +226,39 @@ describe('esdb mapping: events', () => {
     expect(mapped.revision).toBe(0n);
   });
 
-  it('given event data written and read back, when mapped, then the hash chain recomputes', () => {
-    const item = event('00000000-0000-4000-8000-00000000000b', [1, 'two', null]);
-    const hash = chainHash(null, 0n, contentHash('task-1', item));
-    const written = toEventData(item, { prevHash: null, hash });
+  it('given event data written and read back, when mapped, then the stored bytes are the hashed ones and the chain recomputes', () => {
+    const item = event('00000000-0000-4000-8000-00000000000b', [1, 'two', null, 1e21]);
+    const content = eventContent('task-1', item);
+    const hash = chainHash(null, 0n, sha256Hex(content));
+    const written = toEventData(item, { prevHash: null, hash }, content);
     const read = fromClientEvent(
-      clientEvent({ id: written.id, revision: 0n, data: written.data, metadata: written.metadata }),
+      clientEvent({
+        id: written.id,
+        revision: 0n,
+        isJson: false,
+        data: written.data,
+        metadata: written.metadata,
+      }),
     );
-    expect(chainHash(read.prevHash, read.revision, contentHash(read.streamId, read))).toBe(
-      read.hash,
-    );
+    expect(read.content).toBe(content);
+    expect(read.data).toEqual(item.data);
+    expect(read.metadata).toEqual(item.metadata);
+    expect(chainHash(read.prevHash, read.revision, sha256Hex(read.content))).toBe(read.hash);
   });
 
   it('given events not written by Cogitave, when mapped, then they are refused', () => {
-    expect(() => fromClientEvent(clientEvent({ isJson: false }))).toThrow(CogitaveError);
+    expect(() => fromClientEvent(clientEvent({ isJson: false }))).toThrow(/no stored content/);
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const link = { prevHash: null, hash: 'h0' };
+    expect(() =>
+      fromClientEvent(clientEvent({ isJson: false, data: bytes('not json'), metadata: link })),
+    ).toThrow(/no JSON content/);
+    expect(() =>
+      fromClientEvent(clientEvent({ isJson: false, data: bytes('[1]'), metadata: link })),
+    ).toThrow(/no event content/);
+    expect(() =>
+      fromClientEvent(clientEvent({ isJson: false, data: Uint8Array.of(0xff), metadata: link })),
+    ).toThrow(CogitaveError);
     expect(() => fromClientEvent(clientEvent({ metadata: undefined }))).toThrow(/no metadata/);
     expect(() => fromClientEvent(clientEvent({ metadata: metadata }))).toThrow(/no hash chain/);
   });
