@@ -160,9 +160,7 @@ describe('esdb mapping: events', () => {
       ...event('00000000-0000-4000-8000-00000000000a'),
       metadata: { ...metadata, hash: 'mine' },
     };
-    expect(() => toEventData(clash, { prevHash: null, hash: 'h0' }, '{}')).toThrow(
-      InvalidArgument,
-    );
+    expect(() => toEventData(clash, { prevHash: null, hash: 'h0' }, '{}')).toThrow(InvalidArgument);
     const reserved = { ...clash, metadata: { ...metadata, prevHash: null } };
     expect(() => {
       assertNoHashKeys(reserved);
