@@ -26,7 +26,10 @@ export interface GatewayServices {
   readonly requests: RequestCommandHandlers;
   readonly requestsRead: RequestsReadService;
   /** Decisions of people (the console): the deployment's approval mode, principals, four eyes. */
-  readonly governance: Pick<GovernanceService, 'decideLocally' | 'recordedMode'>;
+  readonly governance: Pick<
+    GovernanceService,
+    'decideLocally' | 'decideRequestLocally' | 'recordedMode'
+  >;
   readonly resources: ResourcesReadService;
   readonly search: SearchService;
   readonly catalog: CatalogReadService;

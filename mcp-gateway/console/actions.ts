@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { decideAccess, accessDenied } from '../../services/access/grants.js';
 import { CogitaveError, InvalidArgument } from '../../services/runtime/errors.js';
 import type { GatewayServices } from '../services.js';
@@ -8,10 +7,11 @@ import type { ConsoleIdentity } from './session.js';
 
 /**
  * A maintainer's decisions from the console, in local approval mode: the same commands (and
- * so the same events) as `cogitave proposals approve|reject` and the intake decisions, with
- * the maintainer's identity from their login. Proposal decisions go through the governance
- * service like the CLI's: the deployment's recorded approval mode, principals and four eyes
- * are its, not ours. In GitHub mode nothing here runs: approval is a merge.
+ * so the same events) as `cogitave proposals approve|reject` and `cogitave requests
+ * reject-intake|withdraw`, with the maintainer's identity from their login. Every decision
+ * goes through the governance service like the CLI's: the deployment's recorded approval
+ * mode, principals and four eyes are its, not ours. In GitHub mode nothing here runs:
+ * approval is a merge.
  */
 export type ApprovalMode =
   { readonly kind: 'local' } | { readonly kind: 'github'; readonly repository: string };
@@ -19,7 +19,8 @@ export type ApprovalMode =
 export type Decision =
   | { readonly kind: 'approve'; readonly proposalId: string }
   | { readonly kind: 'reject'; readonly proposalId: string; readonly reason: string }
-  | { readonly kind: 'reject-intake'; readonly reason: string };
+  | { readonly kind: 'reject-intake'; readonly reason: string }
+  | { readonly kind: 'withdraw'; readonly reason: string };
 
 export interface DecisionDeps {
   readonly services: GatewayServices;
@@ -59,15 +60,17 @@ export const decide = async (
     { request_id: requestId },
     signal,
   )) as unknown as GetRequestResult;
-  const meta = { commandId: randomUUID(), actor: identity.actor, at: new Date().toISOString() };
-  const common = { requestId, decidedBy: identity.decider, via: 'local' as const };
   let revision: bigint;
-  if (decision.kind === 'reject-intake') {
+  if (decision.kind === 'reject-intake' || decision.kind === 'withdraw') {
+    // Governance decides: the deployment's recorded mode and its maintainers.
     revision = (
-      await deps.services.requests.rejectIntake(
-        { ...common, reason: reasonOf(decision.reason) },
-        meta,
-      )
+      await deps.services.governance.decideRequestLocally({
+        requestId: view.request.requestId,
+        decision: decision.kind,
+        as: identity.decider,
+        actor: identity.actor,
+        reason: reasonOf(decision.reason),
+      })
     ).revision;
   } else {
     const pending = view.request.pendingProposal;

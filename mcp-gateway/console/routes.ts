@@ -62,6 +62,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   approved: 'Approved: the request advanced.',
   rejected: 'Rejected: the proposer is told why.',
   'intake-rejected': 'Intake rejected.',
+  withdrawn: 'Withdrawn: the requester is told why.',
 };
 
 const loadBoard = async (
@@ -267,6 +268,13 @@ export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
             second,
             (form) => ({ kind: 'reject-intake', reason: form.get('reason') ?? '' }),
             'intake-rejected',
+          );
+        if (third === 'withdraw' && fourth === undefined)
+          return decision(
+            request,
+            second,
+            (form) => ({ kind: 'withdraw', reason: form.get('reason') ?? '' }),
+            'withdrawn',
           );
       }
       throw new HttpRefusal(405, 'Nothing to post here.', { allow: 'GET' });

@@ -165,8 +165,9 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     }
   };
 
+  // `as` is a maintainer's name (CLI) or a login's actor such as `token:ada` (console).
   const maintainerOrThrow = (as: string, what: string): void => {
-    const principal = principals.principalOf(`maintainer:${as}`);
+    const principal = principals.principalOf(as.includes(':') ? as : `maintainer:${as}`);
     if (!principal.maintainer) {
       throw new CogitaveError(
         'PERMISSION_DENIED',
@@ -263,9 +264,14 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
       );
     }
     await ensureLocal();
+    const toStage = input.decision === 'withdraw' ? 'withdrawn' : 'rejected';
+    // No proposal, so no proposer to tell apart: what counts is that a maintainer decides.
+    maintainerOrThrow(
+      input.as,
+      input.decision === 'withdraw' ? 'withdraw a request' : 'reject an intake',
+    );
     const state = foldRequestStream(await eventStore.readStream(requestStreamId(requestId)));
     if (!state) throw new NotFound(`No request ${requestId}; check the id (req-YYYY-NNNN)`);
-    const toStage = input.decision === 'withdraw' ? 'withdrawn' : 'rejected';
     // The handlers treat deciding again as a no-op; say so instead of reporting a decision.
     if (TERMINAL_STAGES.includes(state.stage)) {
       throw new CogitaveError(

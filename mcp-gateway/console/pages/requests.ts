@@ -1,4 +1,4 @@
-import { STAGES, type Stage } from '../../../lifecycle/stages.js';
+import { STAGES, TERMINAL_STAGES, type Stage } from '../../../lifecycle/stages.js';
 import type { Evidence } from '../../../lifecycle/evidence.js';
 import type { GetDodOutput } from '../../tools/get-dod.js';
 import type { GetRequestOutput, RequestDocumentOutput } from '../../tools/get-request.js';
@@ -198,6 +198,23 @@ const evidenceList = (evidence: Evidence, criteria: RequestDocumentView['accepta
     : html`<dl class="evidence">${rows}</dl>`;
 };
 
+/** A maintainer's decision on the request itself: a reason for the requester, one button. */
+const reasonForm = (
+  request: ConsoleRequest,
+  doc: RequestDocumentView,
+  action: 'reject-intake' | 'withdraw',
+  label: string,
+  button: string,
+): Html =>
+  html`<form method="post" action="${requestHref(doc.requestId)}/${action}" class="decide">
+    <input type="hidden" name="csrf" value="${request.csrf}" />
+    <p>
+      <label for="${action}-reason">${label}</label>
+      <textarea id="${action}-reason" name="reason" required maxlength="2000" rows="2"></textarea>
+    </p>
+    <button type="submit" class="reject">${button}</button>
+  </form>`;
+
 /** A draft with no proposal waiting: a maintainer may reject the intake (as the CLI does). */
 const intakeDecision = (
   request: ConsoleRequest,
@@ -211,22 +228,33 @@ const intakeDecision = (
   doc.stage !== 'proposed' ||
   doc.pendingProposal !== null
     ? html``
-    : html`<form method="post" action="${requestHref(doc.requestId)}/reject-intake" class="decide">
-        <input type="hidden" name="csrf" value="${request.csrf}" />
-        <p>
-          <label for="reject-intake-reason"
-            >Reason for rejecting the intake (told to the requester)</label
-          >
-          <textarea
-            id="reject-intake-reason"
-            name="reason"
-            required
-            maxlength="2000"
-            rows="2"
-          ></textarea>
-        </p>
-        <button type="submit" class="reject">Reject intake</button>
-      </form>`;
+    : reasonForm(
+        request,
+        doc,
+        'reject-intake',
+        'Reason for rejecting the intake (told to the requester)',
+        'Reject intake',
+      );
+
+/** A request still open: a maintainer may withdraw it (as `cogitave requests withdraw`). */
+const withdrawSection = (
+  request: ConsoleRequest,
+  doc: RequestDocumentView,
+  mode: DecisionMode,
+  timeTravel: boolean,
+): Html =>
+  timeTravel || mode.kind !== 'local' || !mode.mayDecide || TERMINAL_STAGES.includes(doc.stage)
+    ? html``
+    : html`<section aria-labelledby="withdraw">
+        <h2 id="withdraw">Withdraw</h2>
+        ${reasonForm(
+          request,
+          doc,
+          'withdraw',
+          'Reason for withdrawing the request (told to the requester)',
+          'Withdraw request',
+        )}
+      </section>`;
 
 const proposalSection = (
   request: ConsoleRequest,
@@ -370,6 +398,7 @@ export const renderRequest = (
       <h3>Accumulated evidence</h3>
       ${evidenceList(doc.evidence, doc.acceptanceCriteria)}
     </section>
+    ${withdrawSection(request, doc, mode, timeTravel)}
     <section aria-labelledby="history">
       <h2 id="history">History</h2>
       <ol class="timeline">

@@ -285,13 +285,25 @@ describe('cogitave proposals (local approval mode)', () => {
     const notMaintainer = await run('proposals', 'approve', proposalId, '--as', 'mallory');
     const ownByLogin = await run('proposals', 'approve', proposalId, '--as', 'ada-lovelace');
     const modeByOutsider = await run('approval-mode', 'set', 'github', '--as', 'mallory');
+    const withdrawByOutsider = await run(
+      'requests',
+      'withdraw',
+      requestId,
+      '--as',
+      'mallory',
+      '--reason',
+      'Not mine to end.',
+    );
 
+    expectExit(withdrawByOutsider, 77);
+    expect(withdrawByOutsider.stderr).toContain('cannot withdraw a request');
     expectExit(notMaintainer, 77);
     expect(notMaintainer.stderr).toContain('is not a maintainer; maintainers are ada, grace');
     expectExit(ownByLogin, 77);
     expect(ownByLogin.stderr).toContain('principal ada');
     expectExit(modeByOutsider, 77);
     expect(await eventTypes({ eventStore }, requestId)).not.toContain('StageAdvanceApproved');
+    expect(await eventTypes({ eventStore }, requestId)).not.toContain('RequestWithdrawn');
   });
 
   it('given --help, when read, then it says the commands are local-only and never exposed over MCP', async () => {
