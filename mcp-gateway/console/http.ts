@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CogitaveError } from '../../services/runtime/errors.js';
+import { CogitaveError, InvalidArgument } from '../../services/runtime/errors.js';
 import { HttpRefusal } from '../http/node-bridge.js';
 import type { RouteContext } from '../http/server.js';
 import { HTTP_STATUS_BY_CODE } from '../rest/problems.js';
@@ -115,4 +115,14 @@ export const isSameOrigin = (req: IncomingMessage, base: URL): boolean => {
   const host = req.headers.host;
   const scheme = base.protocol;
   return origin === base.origin || (host !== undefined && origin === `${scheme}//${host}`);
+};
+
+/** `?limit=`: a whole number from 1 to `max`, else `max`. */
+export const pageSize = (value: string | null, max: number): number => {
+  const text = value?.trim() ?? '';
+  if (text === '') return max;
+  const size = Number(text);
+  if (!Number.isInteger(size) || size < 1 || size > max)
+    throw new InvalidArgument(`limit must be a whole number from 1 to ${String(max)}.`);
+  return size;
 };

@@ -11,6 +11,7 @@ import type { ConsoleAssets } from './assets.js';
 import {
   errorPage,
   isSameOrigin,
+  pageSize,
   readForm,
   redirect,
   sendError,
@@ -25,6 +26,7 @@ import {
   renderBoard,
   renderRequest,
   type BoardFilters,
+  type BoardPage,
   type DodResult,
   type GetRequestResult,
   type RequestSummary,
@@ -51,7 +53,7 @@ export interface ConsoleHandlerDeps {
   readonly onLoginCodeUsed: () => void;
 }
 
-/** The board reads at most this many requests (list_requests pages of 100). */
+/** A board page shows at most this many requests (list_requests pages of 100). */
 const BOARD_MAX = 1000;
 const PAGE = 100;
 
@@ -65,17 +67,19 @@ const NOTICES: Readonly<Record<string, string>> = {
   withdrawn: 'Withdrawn: the requester is told why.',
 };
 
+/** One board page: up to `limit` requests after the keyset cursor, and the next page's. */
 const loadBoard = async (
   read: ToolReader,
   request: ConsoleRequest,
   filters: BoardFilters,
-): Promise<{ requests: RequestSummary[]; truncated: boolean }> => {
+  page: BoardPage,
+): Promise<{ requests: RequestSummary[]; next: string | null }> => {
   const caller = request.identity?.caller;
   if (!caller) throw new Error('the board needs a login');
   const requests: RequestSummary[] = [];
-  let cursor: string | null = null;
+  let cursor: string | null = page.after ?? null;
   do {
-    const page = (await read(
+    const answer = (await read(
       caller,
       'list_requests',
       {
@@ -83,14 +87,14 @@ const loadBoard = async (
         ...(filters.status ? { status: filters.status } : {}),
         ...(filters.requester ? { requester: filters.requester } : {}),
         ...(cursor === null ? {} : { cursor }),
-        limit: PAGE,
+        limit: Math.min(PAGE, page.limit - requests.length),
       },
       request.signal,
     )) as unknown as { results: RequestSummary[]; next_cursor: string | null };
-    requests.push(...page.results);
-    cursor = page.next_cursor;
-  } while (cursor !== null && requests.length < BOARD_MAX);
-  return { requests, truncated: cursor !== null };
+    requests.push(...answer.results);
+    cursor = answer.next_cursor;
+  } while (cursor !== null && requests.length < page.limit);
+  return { requests, next: cursor };
 };
 
 export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
@@ -166,8 +170,13 @@ export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
       status: optional(request.query.get('status')),
       requester: optional(request.query.get('requester')),
     };
-    const { requests, truncated } = await loadBoard(read, request, filters);
-    sendHtml(request.res, 200, renderBoard(request, filters, requests, truncated));
+    const page: BoardPage = {
+      after: optional(request.query.get('after')),
+      limit: pageSize(request.query.get('limit'), BOARD_MAX),
+      defaultLimit: BOARD_MAX,
+    };
+    const { requests, next } = await loadBoard(read, request, filters, page);
+    sendHtml(request.res, 200, renderBoard(request, filters, page, requests, next));
   };
 
   const requestPage = async (request: ConsoleRequest, requestId: string): Promise<void> => {

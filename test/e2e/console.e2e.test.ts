@@ -41,11 +41,16 @@ if (!hasChromium) {
 const AGENT = 'agent-token-5d1e';
 const MAINTAINER = 'maintainer-token-0b7c';
 const WIDGETS = 'widgets-reader-token-a9f3';
+const WIDGETS_MAINTAINER = 'widgets-maintainer-token-77e2';
 
 const TOKENS = tokenTable({
   [AGENT]: { name: 'agent', grants: { propose: true } },
   [MAINTAINER]: { name: 'maintainer', grants: { propose: true, decide: true } },
   [WIDGETS]: { name: 'widgets-reader', grants: { products: ['widgets'] } },
+  [WIDGETS_MAINTAINER]: {
+    name: 'widgets-maintainer',
+    grants: { products: ['widgets'], decide: true },
+  },
 });
 
 const intake = (title: string, product: string) => ({
@@ -379,6 +384,96 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     expect(
       (after.history as { type: string; actor: string }[]).map((e) => `${e.type} ${e.actor}`),
     ).toContain('IntakeRejected token:maintainer');
+    await context.close();
+  });
+
+  it('given an open request, when the maintainer withdraws it with a reason, then RequestWithdrawn by the maintainer via local, as the CLI records it; a token without the request in its grant, or without decide, cannot', async () => {
+    const open = (await callTool(agent, 'request_intake', intake('Withdraw me', 'core')))
+      .request_id as string;
+    await callTool(agent, 'advance_stage', advance(open));
+    const before = (await callTool(agent, 'get_request', { request_id: open })).request as {
+      version: number;
+    };
+
+    // Decide granted, but only for widgets: the core request is absent, and stays open.
+    const outsider = await signIn(WIDGETS_MAINTAINER);
+    const hidden = await outsider.page.goto(`/console/requests/${open}`);
+    expect(hidden?.status()).toBe(404);
+    await outsider.page.goto('/console/');
+    const csrf = await outsider.page.locator('input[name="csrf"]').first().inputValue();
+    const withdraw = (page: Page, requestId: string, token: string) =>
+      page.request.post(`${gateway.url}/console/requests/${requestId}/withdraw`, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: gateway.url },
+        data: `csrf=${encodeURIComponent(token)}&reason=${encodeURIComponent('Not yours.')}`,
+      });
+    expect((await withdraw(outsider.page, open, csrf)).status()).toBe(404);
+    await outsider.context.close();
+    // Reads widgets but may not decide: no withdraw form, and a crafted post is refused.
+    const reader = await signIn(WIDGETS);
+    await reader.page.goto(`/console/requests/${widgetsRequest}`);
+    expect(await reader.page.getByRole('button', { name: 'Withdraw request' }).count()).toBe(0);
+    const readerCsrf = await reader.page.locator('input[name="csrf"]').first().inputValue();
+    expect((await withdraw(reader.page, widgetsRequest, readerCsrf)).status()).toBe(403);
+    await reader.context.close();
+    const untouched = (await callTool(agent, 'get_request', { request_id: open })).request as {
+      version: number;
+    };
+    expect(untouched.version).toBe(before.version);
+
+    const { context, page } = await signIn(MAINTAINER);
+    await page.goto(`/console/requests/${open}`);
+    await page.getByLabel(/Reason for withdrawing the request/).fill('Duplicate of another.');
+    await page.getByRole('button', { name: 'Withdraw request' }).click();
+    await page.waitForURL(/done=withdrawn/);
+    expect(await page.locator('.meta strong').first().textContent()).toBe('withdrawn');
+    expect(await page.getByRole('button', { name: 'Withdraw request' }).count()).toBe(0);
+    const after = await callTool(agent, 'get_request', { request_id: open });
+    expect((after.request as { stage: string }).stage).toBe('withdrawn');
+    expect(JSON.stringify(after.history)).toContain(
+      '"type":"RequestWithdrawn","actor":"token:maintainer"',
+    );
+    await context.close();
+  });
+
+  it('given more requests and events than one page, when the maintainer follows the pages, then plain links walk every request and older events once, in order', async () => {
+    for (const title of ['Page one', 'Page two', 'Page three'])
+      await callTool(agent, 'request_intake', intake(title, 'core'));
+    const { context, page } = await signIn(MAINTAINER);
+    const all = await callTool(agent, 'list_requests', { limit: 100 });
+    const expected = (all.results as { request_id: string }[]).map((r) => r.request_id);
+    expect(expected.length).toBeGreaterThan(3);
+    await page.goto('/console/?limit=2');
+    const seen: string[] = [];
+    for (;;) {
+      const ids = await page.evaluate<string[]>(
+        '[...document.querySelectorAll("[data-request]")].map((card) => card.dataset.request)',
+      );
+      expect(ids.length).toBeLessThanOrEqual(2);
+      seen.push(...ids);
+      const next = page
+        .getByRole('navigation', { name: 'Board pages' })
+        .first()
+        .getByRole('link', { name: 'Next 2 requests' });
+      if ((await next.count()) === 0) break;
+      await next.click();
+      await page.waitForLoadState('load');
+      expect(await page.getByRole('link', { name: 'First page' }).count()).toBeGreaterThan(0);
+    }
+    expect([...seen].sort()).toEqual([...expected].sort());
+
+    // The event log: the second page starts strictly below the first one's last position.
+    await page.goto('/console/audit?limit=10');
+    const positions = () => page.locator('table.log tbody tr td:first-child').allTextContents();
+    const first = await positions();
+    expect(first).toHaveLength(10);
+    await page.getByRole('link', { name: 'Older events' }).first().click();
+    await page.waitForURL(/limit=10&before=/);
+    const second = await positions();
+    expect(second.length).toBeGreaterThan(0);
+    expect(second[0]! < first.at(-1)!).toBe(true);
+    expect(second.filter((position) => first.includes(position))).toEqual([]);
+    await page.getByRole('link', { name: 'Newest events' }).first().click();
+    expect(await positions()).toEqual(first);
     await context.close();
   });
 });

@@ -43,10 +43,11 @@ const CHANGE_FEED_PROBE_MS = 2000;
 /** What the console's audit page reads: the audit service, the log newest first, read models. */
 export const consoleAuditSources = (app: App): AuditSources => ({
   status: () => app.audit.status(),
-  events: ({ streamPrefix, type, limit }) =>
+  events: ({ streamPrefix, type, before, limit }) =>
     app.eventStore.readAll({
       direction: 'backwards',
       maxCount: limit,
+      ...(before === undefined ? {} : { fromPosition: before }),
       filter: {
         ...(streamPrefix === undefined ? {} : { streamPrefixes: [streamPrefix] }),
         ...(type === undefined ? {} : { eventTypes: [type] }),

@@ -1,10 +1,13 @@
 import type { ProjectionStatus } from '../../../projections/types.js';
 import { isUnrestricted, readScopeOf } from '../../../services/access/grants.js';
 import type { AuditStatus } from '../../../services/audit/service.js';
-import type { RecordedEvent } from '../../../services/event-store/types.js';
+import { isPosition } from '../../../services/event-store/position.js';
+import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
+import { InvalidArgument } from '../../../services/runtime/errors.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { html, layout, time } from '../html.js';
-import type { ConsoleRequest } from '../http.js';
+import { pagination } from './requests.js';
+import { pageSize, type ConsoleRequest } from '../http.js';
 
 /**
  * Audit: the last verification and published digest, the event log newest first (filtered by
@@ -18,6 +21,8 @@ export interface AuditSources {
   readonly events: (filter: {
     readonly streamPrefix?: string | undefined;
     readonly type?: string | undefined;
+    /** Exclusive keyset: only events older than this position. */
+    readonly before?: Position | undefined;
     readonly limit: number;
   }) => Promise<readonly RecordedEvent[]>;
   /** This process's read models (empty on a gateway without a projector). */
@@ -48,17 +53,46 @@ export const renderAudit = async (
   const stream = optional(request.query.get('stream'));
   const type = optional(request.query.get('type'));
   const actor = optional(request.query.get('actor'));
+  const before = optional(request.query.get('before'));
+  if (before !== undefined && !isPosition(before))
+    throw new InvalidArgument(
+      'before must be a log position as the event log shows it (0000000000000001-0000000000000002).',
+    );
+  const limit = pageSize(request.query.get('limit'), EVENTS_SHOWN);
+  const scan = actor === undefined ? limit : ACTOR_SCAN;
   const [status, events] = await Promise.all([
     sources.status(),
-    sources.events({
-      streamPrefix: stream,
-      type,
-      limit: actor === undefined ? EVENTS_SHOWN : ACTOR_SCAN,
-    }),
+    sources.events({ streamPrefix: stream, type, before, limit: scan }),
   ]);
-  const shown = (
-    actor === undefined ? events : events.filter((event) => event.metadata.actor === actor)
-  ).slice(0, EVENTS_SHOWN);
+  const matching =
+    actor === undefined ? events : events.filter((event) => event.metadata.actor === actor);
+  const shown = matching.slice(0, limit);
+  // Keyset: the next page starts below the last event shown (or, when one actor's events were
+  // too few in the scanned window, below the window).
+  const olderFrom =
+    shown.length === limit
+      ? shown.at(-1)?.position
+      : events.length === scan
+        ? events.at(-1)?.position
+        : undefined;
+  const logHref = (from: string | undefined): string => {
+    const query = new URLSearchParams();
+    if (stream !== undefined) query.set('stream', stream);
+    if (type !== undefined) query.set('type', type);
+    if (actor !== undefined) query.set('actor', actor);
+    if (limit !== EVENTS_SHOWN) query.set('limit', String(limit));
+    if (from !== undefined) query.set('before', from);
+    const text = query.toString();
+    return `/console/audit${text === '' ? '' : `?${text}`}#log`;
+  };
+  const pages = pagination('Event log pages', [
+    { href: before === undefined ? undefined : logHref(undefined), text: 'Newest events' },
+    {
+      href: olderFrom === undefined ? undefined : logHref(olderFrom),
+      text: 'Older events',
+      rel: 'next',
+    },
+  ]);
   const digest = status.latestDigest;
   const verification = status.lastVerification;
   const projections = sources.projections();
@@ -172,7 +206,8 @@ export const renderAudit = async (
           )}
         </tbody>
       </table>
-      ${shown.length === 0 ? html`<p class="muted">No events match.</p>` : ''}
+      ${shown.length === 0 ? html`<p class="muted">No events match${olderFrom === undefined ? '' : ' among these; older ones may'}.</p>` : ''}
+      ${pages}
     </section>`;
   return layout({
     title: 'Audit',

@@ -35,6 +35,51 @@ export const externalLink = (url: string | null | undefined, text: string): Html
     : html`${text} <span class="muted">(${url})</span>`;
 };
 
+/** Where the board stands: after which keyset cursor, how many per page. */
+export interface BoardPage {
+  /** `next_cursor` of the previous page (list_requests'); undefined: the first page. */
+  readonly after?: string | undefined;
+  readonly limit: number;
+  readonly defaultLimit: number;
+}
+
+const boardHref = (filters: BoardFilters, page: BoardPage, after: string | undefined): string => {
+  const query = new URLSearchParams();
+  for (const key of ['product', 'status', 'requester'] as const) {
+    const value = filters[key];
+    if (value !== undefined) query.set(key, value);
+  }
+  if (page.limit !== page.defaultLimit) query.set('limit', String(page.limit));
+  if (after !== undefined) query.set('after', after);
+  const text = query.toString();
+  return text === '' ? '/console/' : `/console/?${text}`;
+};
+
+/** Keyset pages: plain links (no script needed), in a labelled navigation landmark. */
+export const pagination = (
+  label: string,
+  links: readonly {
+    readonly href: string | undefined;
+    readonly text: string;
+    readonly rel?: string;
+  }[],
+): Html =>
+  links.every((link) => link.href === undefined)
+    ? html``
+    : html`<nav class="pages" aria-label="${label}">
+        <ul>
+          ${links.map((link) =>
+            link.href === undefined
+              ? html``
+              : html`<li>
+                  <a href="${link.href}" ${link.rel ? html` rel="${link.rel}"` : ''}
+                    >${link.text}</a
+                  >
+                </li>`,
+          )}
+        </ul>
+      </nav>`;
+
 const requestHref = (id: string): string => `/console/requests/${encodeURIComponent(id)}`;
 
 const statusOptions = ['', 'draft', 'active', 'closed'];
@@ -42,9 +87,21 @@ const statusOptions = ['', 'draft', 'active', 'closed'];
 export const renderBoard = (
   request: ConsoleRequest,
   filters: BoardFilters,
+  page: BoardPage,
   requests: readonly RequestSummary[],
-  truncated: boolean,
+  next: string | null,
 ): string => {
+  const pages = pagination('Board pages', [
+    {
+      href: page.after === undefined ? undefined : boardHref(filters, page, undefined),
+      text: 'First page',
+    },
+    {
+      href: next === null ? undefined : boardHref(filters, page, next),
+      text: `Next ${String(page.limit)} requests`,
+      rel: 'next',
+    },
+  ]);
   const byStage = new Map<Stage, RequestSummary[]>();
   for (const item of requests) {
     const list = byStage.get(item.stage) ?? [];
@@ -88,8 +145,9 @@ export const renderBoard = (
     </form>
     <p class="count">
       ${requests.length}
-      request${requests.length === 1 ? '' : 's'}${truncated ? ' (the first ones; narrow the filters to see the rest)' : ''}.
+      request${requests.length === 1 ? '' : 's'}${page.after === undefined ? '' : ' on this page'}${next === null ? '' : '; more on the next page'}.
     </p>
+    ${pages}
     <div class="board">
       ${stages.map((stage) => {
         const items = byStage.get(stage) ?? [];
@@ -117,7 +175,8 @@ export const renderBoard = (
           }
         </section>`;
       })}
-    </div>`;
+    </div>
+    ${pages}`;
   return layout({
     title: 'Requests',
     section: 'requests',
