@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../runtime/logger.js';
 import type {
   EventFilter,
@@ -30,19 +31,7 @@ export interface PollingSubscriptionDeps {
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 const pauseFor = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+  sleep(ms, undefined, { signal }).catch(() => undefined);
 
 /**
  * Catch up page by page, then follow: read until a short page, wait for a wake-up (or the poll
