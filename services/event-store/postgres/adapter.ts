@@ -103,7 +103,7 @@ export const createPostgresEventStore = (
     maxWeightPerGroup: 2000,
     weight: (rows) => rows.length,
     write: async (appends) => {
-      const inserted = await insertChained(database.pool, appends.flat(), named);
+      const inserted = await insertChained(database.pool, appends.flat(), named, wake.sender);
       // RETURNING keeps insertion order: each append's rows are the next slice.
       let end = 0;
       return appends.map((rows) => {
@@ -285,7 +285,8 @@ export const createPostgresEventStore = (
       const expected = appendOptions.expectedRevision;
       const fast = await appendFast(args, expected);
       if (fast) {
-        wake.appended();
+        // The fast path's statement sent the NOTIFY (see insertChained).
+        wake.appended(true);
         return fast;
       }
       const { result, wrote } = await appendGeneral(database.pool, args, expected, true);
@@ -312,7 +313,7 @@ export const createPostgresEventStore = (
         try {
           const inserted = await committer.submit(chained.flat());
           rememberRows(chained.flat());
-          wake.appended();
+          wake.appended(true);
           let end = 0;
           return chained.map((rows) => {
             const start = end;
