@@ -40,6 +40,8 @@ const AGENTS = 3;
 // past the writes), then after 0..KILL_JITTER_MS more, mid-write.
 const KILL_AFTER_WRITES = 6;
 const KILL_JITTER_MS = 300;
+// How long a round waits at most for its CLI decision (a loaded machine starts processes slowly).
+const DECISION_WAIT_MS = 5000;
 
 const { root, dataDir, env } = embeddedFolder('cogitave-kill-owner-');
 let owner: Owner | undefined;
@@ -238,6 +240,10 @@ describe('kill -9 of the embedded owner during a burst of writes', () => {
       // seeded delay after the burst started.
       const killAfterWrites = 1 + Math.floor(random() * KILL_AFTER_WRITES);
       const jitter = Math.floor(random() * KILL_JITTER_MS);
+      // Half the rounds also wait for a CLI decision to be acknowledged, so the kill lands
+      // right after one as well as amid the agents' writes.
+      const afterDecision = random() < 0.5;
+      const decisionsBefore = acknowledged.decisions.size;
       let dead = false;
       const stop = (): boolean => dead;
       const inFlight = new Set<RunningCli>();
@@ -254,6 +260,15 @@ describe('kill -9 of the embedded owner during a burst of writes', () => {
         burst.ended = true;
       });
       while (acknowledged.intakes.size < target && !burst.ended) await sleep(5);
+      const decisionDeadline = Date.now() + DECISION_WAIT_MS;
+      while (
+        afterDecision &&
+        acknowledged.decisions.size === decisionsBefore &&
+        (pending.length > 0 || inFlight.size > 0) &&
+        Date.now() < decisionDeadline
+      ) {
+        await sleep(5);
+      }
       await sleep(jitter);
       owner.running.child.kill('SIGKILL');
       for (const cli of inFlight) cli.child.kill('SIGKILL');
@@ -277,6 +292,7 @@ describe('kill -9 of the embedded owner during a burst of writes', () => {
       `kill-owner: seed ${String(SEED)}, kills ${String(KILLS)}, acknowledged ${String(total)} (${String(acknowledged.intakes.size)} intakes, ${String(acknowledged.decisions.size)} decisions), present ${String(last.present)}, lost ${String(last.lost.length)}; ${String(Date.now() - started)} ms\n`,
     );
     expect(acknowledged.intakes.size).toBeGreaterThan(KILLS);
+    if (KILLS >= 4) expect(acknowledged.decisions.size).toBeGreaterThan(0);
     expect(last.present).toBe(total);
-  }, 600_000);
+  }, 900_000);
 });
