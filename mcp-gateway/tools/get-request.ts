@@ -103,6 +103,19 @@ const input = z.strictObject({
     ),
 });
 
+/** Every proposal of the request, decided or pending, with who decided it, how and when. */
+const proposalSchema = pendingProposalSchema.extend({
+  outcome: z.enum(['pending', 'approved', 'rejected']),
+  decision: z
+    .object({
+      by: z.string(),
+      via: z.enum(['github', 'local']),
+      at: z.string(),
+      mergeCommitSha: z.string().nullable(),
+    })
+    .nullable(),
+});
+
 const output = z.object({
   request_id: z.string(),
   /** Echo of the argument; null for the current state. */
@@ -112,6 +125,8 @@ const output = z.object({
   request: requestDocumentSchema,
   /** Every event of the request up to the view, oldest first, with actors and chain hashes. */
   history: z.array(historyEntrySchema),
+  /** Every proposal up to the view, oldest first: decided ones with their decision. */
+  proposals: z.array(proposalSchema),
 });
 
 type Output = z.infer<typeof output>;
@@ -150,7 +165,7 @@ export const getRequestTool = defineTool({
   name: 'get_request',
   title: 'Get a request',
   description:
-    'Returns one request: its document (title, problem, product, acceptance criteria, stage, status, pending proposal with its draft PR link, accumulated evidence, intake issue) and its full history (every event with actor, time, position and hash-chain hashes). With as_of (a log position or an ISO-8601 timestamp) it returns the request as it stood then, for audits. Use list_requests to find ids.',
+    'Returns one request: its document (title, problem, product, acceptance criteria, stage, status, pending proposal with its draft PR link, accumulated evidence, intake issue), every proposal (pending or decided, with its evidence, PR link and who decided it) and its full history (every event with actor, time, position and hash-chain hashes). With as_of (a log position or an ISO-8601 timestamp) it returns the request as it stood then, for audits. Use list_requests to find ids.',
   input,
   output,
   annotations: READ_ONLY,
@@ -167,6 +182,14 @@ export const getRequestTool = defineTool({
       source: args.as_of === undefined ? ('read_model' as const) : ('event_stream' as const),
       request: documentOf(view.state),
       history: view.history.map((entry) => ({ ...entry })),
+      proposals: view.state.proposals.map(
+        ({ revision: _revision, pullRequest, decision, ...proposal }) => ({
+          ...proposal,
+          pullNumber: pullRequest?.pullNumber ?? null,
+          pullUrl: pullRequest?.pullUrl ?? null,
+          decision: decision && { ...decision },
+        }),
+      ),
     };
   },
   render: renderRequest,

@@ -177,6 +177,12 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
       .poll(() => page.getByRole('status').filter({ hasText: 'Approved' }).count())
       .toBe(1);
     expect(await page.locator('.meta strong').first().textContent()).toBe('accepted');
+    // The decided proposal stays on the page, with its outcome and decider.
+    const decided = page.locator(`li.proposal[id="${proposalId}"]`);
+    expect(await decided.locator('h4 strong').textContent()).toBe('approved');
+    expect(await decided.locator('.meta').textContent()).toMatch(
+      /approved by token:maintainer via\s+local/,
+    );
 
     // The agent's subscription hears it, and its read shows the maintainer's decision.
     await eventually(() => heard.includes(uri), 'resources/updated for the approved request');
@@ -187,6 +193,9 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     );
     expect(types).toContain('StageAdvanceApproved token:maintainer');
     expect(types).toContain('StageAdvanced token:maintainer');
+    expect(after.proposals).toMatchObject([
+      { proposalId, outcome: 'approved', decision: { by: 'token:maintainer', via: 'local' } },
+    ]);
     await context.close();
   });
 

@@ -367,18 +367,52 @@ const proposalSection = (
     <h3 id="proposal-title">
       Proposal ${pending.proposalId}: ${pending.fromStage} → ${pending.toStage}
     </h3>
-    <p class="meta">
-      By ${pending.proposedBy}, ${time(pending.proposedAt)} ·
-      ${
-        pending.pullUrl
-          ? externalLink(pending.pullUrl, `pull request #${String(pending.pullNumber ?? '')}`)
-          : 'no pull request (local approval)'
-      }
-    </p>
+    <p class="meta">By ${pending.proposedBy}, ${time(pending.proposedAt)} · ${pullLink(pending)}</p>
     <p class="text">${pending.rationale}</p>
     <h4>Evidence</h4>
     ${evidenceList(pending.evidence, doc.acceptanceCriteria)} ${decision}
   </article>`;
+};
+
+type ProposalView = GetRequestResult['proposals'][number];
+
+const pullLink = (proposal: Pick<ProposalView, 'pullUrl' | 'pullNumber'>): Html =>
+  proposal.pullUrl
+    ? externalLink(proposal.pullUrl, `pull request #${String(proposal.pullNumber ?? '')}`)
+    : html`no pull request (local approval)`;
+
+/** The proposals already decided, newest first: outcome, who decided, evidence, links. */
+const decidedProposals = (view: GetRequestResult): Html => {
+  const decided = view.proposals.filter((proposal) => proposal.outcome !== 'pending').reverse();
+  if (decided.length === 0) return html``;
+  return html`<h3>Decided proposals</h3>
+    <ol class="decided" reversed>
+      ${decided.map(
+        (proposal) =>
+          html`<li class="proposal ${proposal.outcome}" id="${proposal.proposalId}">
+            <h4>
+              ${proposal.proposalId}: ${proposal.fromStage} → ${proposal.toStage},
+              <strong>${proposal.outcome}</strong>
+            </h4>
+            <p class="meta">
+              Proposed by ${proposal.proposedBy}, ${time(proposal.proposedAt)}
+              ${
+                proposal.decision
+                  ? html`· ${proposal.outcome} by ${proposal.decision.by} via
+                    ${proposal.decision.via}, ${time(proposal.decision.at)}`
+                  : ''
+              }
+              · ${pullLink(proposal)}
+              ${proposal.decision?.mergeCommitSha ? html`· merge commit <code>${proposal.decision.mergeCommitSha.slice(0, 12)}</code>` : ''}
+            </p>
+            <p class="text">${proposal.rationale}</p>
+            <details>
+              <summary>Evidence of ${proposal.proposalId}</summary>
+              ${evidenceList(proposal.evidence, view.request.acceptanceCriteria)}
+            </details>
+          </li>`,
+      )}
+    </ol>`;
 };
 
 const dodSection = (dod: DodResult | undefined, doc: RequestDocumentView): Html => {
@@ -453,7 +487,7 @@ export const renderRequest = (
     </section>
     <section aria-labelledby="proposals">
       <h2 id="proposals">Proposals</h2>
-      ${proposalSection(request, doc, mode, timeTravel)}
+      ${proposalSection(request, doc, mode, timeTravel)} ${decidedProposals(view)}
       <h3>Accumulated evidence</h3>
       ${evidenceList(doc.evidence, doc.acceptanceCriteria)}
     </section>

@@ -21,6 +21,18 @@ const identity = {
 };
 const request = { identity, csrf: 'csrf-token' } as unknown as ConsoleRequest;
 
+const pending = {
+  proposalId: 'req-2026-0001-p1',
+  fromStage: 'proposed',
+  toStage: 'accepted',
+  proposedBy: 'token:agent',
+  proposedAt: '2026-12-01T10:00:00.000Z',
+  rationale: 'Measurable.',
+  evidence: {},
+  pullNumber: 7,
+  pullUrl: 'https://github.com/acme/widgets/pull/7',
+} as const;
+
 const view: GetRequestResult = {
   request_id: 'req-2026-0001',
   as_of: null,
@@ -38,17 +50,7 @@ const view: GetRequestResult = {
     stage: 'proposed',
     status: 'draft',
     resumeStage: null,
-    pendingProposal: {
-      proposalId: 'req-2026-0001-p1',
-      fromStage: 'proposed',
-      toStage: 'accepted',
-      proposedBy: 'token:agent',
-      proposedAt: '2026-12-01T10:00:00.000Z',
-      rationale: 'Measurable.',
-      evidence: {},
-      pullNumber: 7,
-      pullUrl: 'https://github.com/acme/widgets/pull/7',
-    },
+    pendingProposal: pending,
     evidence: {},
     intakeIssue: {
       repository: 'acme/widgets',
@@ -62,6 +64,7 @@ const view: GetRequestResult = {
     version: 1,
   },
   history: [],
+  proposals: [{ ...pending, outcome: 'pending', decision: null }],
 };
 
 describe('the console in GitHub mode', () => {
@@ -73,6 +76,32 @@ describe('the console in GitHub mode', () => {
     expect(page).not.toContain('/reject"');
     expect(page).not.toContain('reject-intake');
     expect(page).toContain('href="https://github.com/acme/widgets/issues/3"');
+  });
+
+  it('given a proposal merged on GitHub, when the page renders, then it shows the decided proposal with its outcome, decider, evidence and pull request', () => {
+    const merged: GetRequestResult = {
+      ...view,
+      request: { ...view.request, stage: 'accepted', status: 'active', pendingProposal: null },
+      proposals: view.proposals.map((proposal) => ({
+        ...proposal,
+        evidence: { notes: 'Checked with the audit team.' },
+        outcome: 'approved' as const,
+        decision: {
+          by: 'github:grace',
+          via: 'github' as const,
+          at: '2026-12-01T11:00:00.000Z',
+          mergeCommitSha: '0123456789abcdef0123',
+        },
+      })),
+    };
+    const page = renderRequest(request, merged, undefined, { kind: 'github' }, undefined);
+    expect(page).toContain('Decided proposals');
+    expect(page).toMatch(/req-2026-0001-p1: proposed → accepted,\s*<strong>approved<\/strong>/);
+    expect(page).toMatch(/approved by github:grace via\s+github/);
+    expect(page).toContain('href="https://github.com/acme/widgets/pull/7"');
+    expect(page).toContain('<code>0123456789ab</code>');
+    expect(page).toContain('Checked with the audit team.');
+    expect(page).toContain('No proposal is waiting for a decision.');
   });
 
   it('given local mode and a maintainer, when the page renders, then both decisions are forms carrying the CSRF token', () => {
