@@ -195,4 +195,47 @@ describe('intake ids under concurrency (two writers on one Postgres)', () => {
     expect(completed?.metadata.actor).toBe('agent:crashy');
     expect(completed?.id).toBe(commandEventId(left[1]!.commandId, 0));
   });
+
+  it('given intakes at once on Postgres, when they finish, then each batch is one transaction: its allocations, bindings and requests committed together', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 24 }, () => a.handlers.proposeIntake(form, meta(2044))),
+    );
+    await expectGapFree(2044, 24);
+    // Every allocation's request and binding were committed in its own transaction.
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM event_store.events c
+          WHERE c.stream_id = $1
+            AND EXISTS (SELECT 1 FROM event_store.events r WHERE r.transaction_id = c.transaction_id
+                          AND r.stream_id = 'request-' || (c.content::jsonb->'data'->>'requestId'))
+            AND EXISTS (SELECT 1 FROM event_store.events k WHERE k.transaction_id = c.transaction_id
+                          AND k.stream_id = 'intake-command-' || lower(c.content::jsonb->'data'->>'commandId'))`,
+        [requestIdCounterStreamId(2044)],
+      ),
+    ).toBe(results.length);
+  });
+
+  it('given a commandId whose first event id another command stored, when an intake reuses it, then FAILED_PRECONDITION, no number taken, and the next intake gets the next number', async () => {
+    await a.handlers.proposeIntake(form, meta(2045));
+    const reused = meta(2045);
+    await a.store.append(
+      'other-command-stream',
+      [
+        {
+          id: commandEventId(reused.commandId, 0),
+          type: 'SomethingElse',
+          data: {},
+          metadata: eventMetadata(reused),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const before = await count('SELECT count(*) AS n FROM event_store.events', []);
+    const error = await b.handlers.proposeIntake(form, reused).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FAILED_PRECONDITION' });
+    expect(await count('SELECT count(*) AS n FROM event_store.events', [])).toBe(before);
+    const next = await b.handlers.proposeIntake(form, meta(2045));
+    expect(next.requestId).toBe('req-2045-0002');
+    await expectGapFree(2045, 2);
+  });
 });
