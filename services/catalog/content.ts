@@ -124,5 +124,15 @@ export const normalizeContent = (content: NodeContent): NodeContent =>
   });
 
 /** sha256 (hex) of the canonical JSON (RFC 8785): the same formula as the resource index's. */
-export const nodeContentHash = (content: NodeContent): string =>
-  createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
+// Contents are never mutated once made, so each one's hash is computed once: ingest asks for
+// it when planning and again when deciding (canonical JSON of a page is most of the cost).
+const hashes = new WeakMap<NodeContent, string>();
+
+export const nodeContentHash = (content: NodeContent): string => {
+  let hash = hashes.get(content);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex');
+    hashes.set(content, hash);
+  }
+  return hash;
+};
