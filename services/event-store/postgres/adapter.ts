@@ -103,7 +103,7 @@ export const createPostgresEventStore = (
     maxWeightPerGroup: 2000,
     weight: (rows) => rows.length,
     write: async (appends) => {
-      const inserted = await insertChained(database.pool, appends.flat(), named, wake.sender);
+      const inserted = await insertChained(database.pool, appends.flat(), named);
       // RETURNING keeps insertion order: each append's rows are the next slice.
       let end = 0;
       return appends.map((rows) => {
@@ -285,8 +285,7 @@ export const createPostgresEventStore = (
       const expected = appendOptions.expectedRevision;
       const fast = await appendFast(args, expected);
       if (fast) {
-        // The fast path's statement sent the NOTIFY (see insertChained).
-        wake.appended(true);
+        wake.appended();
         return fast;
       }
       const { result, wrote } = await appendGeneral(database.pool, args, expected, true);
@@ -313,7 +312,7 @@ export const createPostgresEventStore = (
         try {
           const inserted = await committer.submit(chained.flat());
           rememberRows(chained.flat());
-          wake.appended(true);
+          wake.appended();
           let end = 0;
           return chained.map((rows) => {
             const start = end;

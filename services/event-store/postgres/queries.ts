@@ -133,10 +133,10 @@ export const insertChained = async (
   db: Queryable,
   rows: readonly ChainedRow[],
   named = true,
-  /** When set, the statement also notifies subscribers (as `sendNotify` with this sender). */
-  notifySender?: string,
 ): Promise<InsertedRow[]> => {
-  const insert = `INSERT INTO event_store.events
+  const result = await db.query<InsertedRow>({
+    ...(named ? { name: 'cogitave_insert_chained' } : {}),
+    text: `INSERT INTO event_store.events
              (transaction_id, stream_id, stream_revision, event_id, event_type, content, prev_hash, hash)
            SELECT pg_current_xact_id(), r.stream_id, r.stream_revision, r.event_id, r.event_type,
                   r.content, r.prev_hash, r.hash
@@ -145,24 +145,9 @@ export const insertChained = async (
                   WITH ORDINALITY AS r(stream_id, stream_revision, event_id, event_type, content,
                   prev_hash, hash, ord)
             ORDER BY r.ord
-           RETURNING stream_id, stream_revision, position, transaction_id`;
-  // The NOTIFY rides in the append's own statement (delivered when it commits): one round
-  // trip per append instead of two. Positions grow in insertion order, so ORDER BY position
-  // keeps the rows in the order they were given.
-  const result =
-    notifySender === undefined
-      ? await db.query<InsertedRow>({
-          ...(named ? { name: 'cogitave_insert_chained' } : {}),
-          text: insert,
-          values: [JSON.stringify(rows)],
-        })
-      : await db.query<InsertedRow>({
-          ...(named ? { name: 'cogitave_insert_chained_notify' } : {}),
-          text: `WITH inserted AS (${insert}),
-                 notified AS (SELECT pg_notify('${notifyChannel}', $2))
-                 SELECT inserted.* FROM inserted, notified ORDER BY inserted.position`,
-          values: [JSON.stringify(rows), notifySender],
-        });
+           RETURNING stream_id, stream_revision, position, transaction_id`,
+    values: [JSON.stringify(rows)],
+  });
   return result.rows;
 };
 

@@ -20,10 +20,8 @@ export interface Wake {
   /** Changes on every wake-up; read it before a query, pass it to `wait` after. */
   readonly generation: number;
   wait(sinceGeneration: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
-  /** Tells this store's notifications apart: pass it as the sender of a NOTIFY. */
-  readonly sender: string;
-  /** Call after a commit that appended events; `notified`: the commit sent the NOTIFY itself. */
-  appended(notified?: boolean): void;
+  /** Call after a commit that appended events. */
+  appended(): void;
   /** Starts the cross-process listener (idempotent). */
   listen(): void;
   close(): Promise<void>;
@@ -135,10 +133,9 @@ export const createWake = (database: Database, logger: Logger): Wake => {
         signal?.addEventListener('abort', done, { once: true });
         waiters.add(done);
       }),
-    sender,
-    appended: (notified = false) => {
+    appended: () => {
       bump();
-      if (!notified) publish();
+      publish();
     },
     listen: () => {
       if (listening || database.kind !== 'postgres') return;
