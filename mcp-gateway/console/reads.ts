@@ -1,4 +1,6 @@
+import { readScopeOf } from '../../services/access/grants.js';
 import { runTool, type Caller, type ToolDefinition } from '../registry.js';
+import { LIST_FILTER_META_KEY, listResourcesPage, type ResourcePage } from '../server/resources.js';
 import type { GatewayServices } from '../services.js';
 
 /**
@@ -24,3 +26,22 @@ export const createToolReader = (
     return runTool(tool, args, { services, caller, signal, progress: () => Promise.resolve() });
   };
 };
+
+/**
+ * Browsing the index: one page of `resources/list` as the MCP handler answers it (the same
+ * function, the caller's read scope, the index's keyset on URIs).
+ */
+export type ResourceBrowser = (
+  caller: Caller,
+  filter: { readonly type?: string | undefined; readonly product?: string | undefined },
+  cursor: string | undefined,
+) => Promise<ResourcePage>;
+
+export const createResourceBrowser =
+  (services: GatewayServices): ResourceBrowser =>
+  (caller, filter, cursor) =>
+    listResourcesPage(
+      services.resources,
+      readScopeOf(caller.grants),
+      cursor === undefined ? { _meta: { [LIST_FILTER_META_KEY]: { ...filter } } } : { cursor },
+    );

@@ -31,7 +31,7 @@ import {
   type GetRequestResult,
   type RequestSummary,
 } from './pages/requests.js';
-import { createToolReader, type ToolReader } from './reads.js';
+import { createResourceBrowser, createToolReader, type ToolReader } from './reads.js';
 import {
   readCookie,
   SESSION_COOKIE,
@@ -99,6 +99,7 @@ const loadBoard = async (
 
 export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
   const read = createToolReader(deps.services, deps.tools);
+  const browse = createResourceBrowser(deps.services);
   const { sessions } = deps;
 
   const secureCookies = (route: RouteContext): boolean => route.urls.base.protocol === 'https:';
@@ -296,7 +297,7 @@ export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
     if (first === 'requests' && second !== undefined && third === undefined)
       return requestPage(request, second);
     if (first === 'docs' && second === undefined) {
-      sendHtml(res, 200, await renderDocs(request, read));
+      sendHtml(res, 200, await renderDocs(request, read, browse));
       return;
     }
     if (first === 'docs' && second !== undefined && third === undefined) {

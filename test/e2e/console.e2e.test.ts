@@ -444,6 +444,28 @@ describe.skipIf(!hasChromium)('the console in a browser (token mode)', () => {
     await context.close();
   });
 
+  it('given the index, when a login browses it by type without a query, then it lists what resources/list gives that login, with links to the pages', async () => {
+    const { context, page } = await signIn(MAINTAINER);
+    await page.goto('/console/docs');
+    await page.getByLabel('Type').last().selectOption('doc');
+    await page.getByRole('button', { name: 'Browse' }).click();
+    await page.waitForURL(/browse_type=doc/);
+    const docs = page.locator('section[aria-labelledby="browse"] ul.hits a');
+    expect(await docs.count()).toBeGreaterThan(0);
+    await docs.first().click();
+    await page.waitForURL(/\/console\/docs\/[^?]+/);
+    expect(await page.locator('.markdown').count()).toBe(1);
+    await context.close();
+    const reader = await signIn(WIDGETS);
+    await reader.page.goto('/console/docs?browse_type=request');
+    const listed = await reader.page
+      .locator('section[aria-labelledby="browse"] ul.hits a')
+      .allTextContents();
+    expect(listed).toContain('Widget colours');
+    expect(listed).not.toContain('Export audit trails');
+    await reader.context.close();
+  });
+
   it('given more requests and events than one page, when the maintainer follows the pages, then plain links walk every request and older events once, in order', async () => {
     for (const title of ['Page one', 'Page two', 'Page three'])
       await callTool(agent, 'request_intake', intake(title, 'core'));

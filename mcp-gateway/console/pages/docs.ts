@@ -3,7 +3,9 @@ import markdownIt from 'markdown-it';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { html, layout, trusted, type Html } from '../html.js';
 import type { ConsoleRequest } from '../http.js';
-import type { ToolReader } from '../reads.js';
+import type { ResourceBrowser, ToolReader } from '../reads.js';
+import { parseResourceUri, RESOURCE_TYPES } from '../../server/resources.js';
+import { pagination } from './requests.js';
 import type { DocsFetchOutput } from '../../tools/docs-fetch.js';
 import type { DocsSearchOutput } from '../../tools/docs-search.js';
 import type { GetLearningPathOutput } from '../../tools/get-learning-path.js';
@@ -38,7 +40,92 @@ const docHref = (uid: string, moniker?: string): string =>
 const nonEmpty = (value: string | null): string | undefined =>
   value === null || value.trim() === '' ? undefined : value.trim();
 
-export const renderDocs = async (request: ConsoleRequest, read: ToolReader): Promise<string> => {
+/** A type filter: "any" first, the current one selected. */
+const typeSelect = (
+  id: string,
+  name: string,
+  values: readonly string[],
+  selected: string | undefined,
+): Html =>
+  html`<select id="${id}" name="${name}">
+    ${values.map(
+      (value) =>
+        html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>
+          ${value === '' ? 'any' : value}
+        </option>`,
+    )}
+  </select>`;
+
+/** Where an index entry opens in the console: its page, a request's page, or nowhere. */
+const entryHref = (uri: string, type: string): string | undefined => {
+  const parsed = parseResourceUri(uri);
+  if (parsed?.kind !== 'item') return undefined;
+  if (type === 'request') return `/console/requests/${encodeURIComponent(parsed.id)}`;
+  return type === 'network' ? undefined : docHref(parsed.id);
+};
+
+/** Browsing without a query: the index `resources/list` pages, by type and product. */
+const browseSection = async (
+  request: ConsoleRequest,
+  browse: ResourceBrowser,
+  caller: NonNullable<ConsoleRequest['identity']>['caller'],
+): Promise<Html> => {
+  const type = nonEmpty(request.query.get('browse_type'));
+  const product = nonEmpty(request.query.get('browse_product'));
+  const after = nonEmpty(request.query.get('after'));
+  const page = await browse(caller, { type, product }, after);
+  const href = (cursor: string | undefined): string => {
+    const query = new URLSearchParams();
+    if (type !== undefined) query.set('browse_type', type);
+    if (product !== undefined) query.set('browse_product', product);
+    if (cursor !== undefined) query.set('after', cursor);
+    const text = query.toString();
+    return `/console/docs${text === '' ? '' : `?${text}`}#browse`;
+  };
+  return html`<section aria-labelledby="browse">
+    <h2 id="browse">Browse</h2>
+    <form class="filters" method="get" action="/console/docs" aria-label="Browse the index">
+      <p>
+        <label for="b-type">Type</label>
+        ${typeSelect('b-type', 'browse_type', ['', ...RESOURCE_TYPES], type)}
+      </p>
+      <p>
+        <label for="b-product">Product</label>
+        <input id="b-product" name="browse_product" value="${product ?? ''}" />
+      </p>
+      <p><button type="submit">Browse</button></p>
+    </form>
+    ${
+      page.entries.length === 0
+        ? html`<p class="muted">Nothing here.</p>`
+        : html`<ul class="hits">
+            ${page.entries.map((entry) => {
+              const link = entryHref(entry.uri, entry.type);
+              return html`<li>
+                ${link === undefined ? html`${entry.title}` : html`<a href="${link}">${entry.title}</a>`}
+                <p class="meta">
+                  ${entry.type} · ${entry.product ?? 'no product'} · <code>${entry.uri}</code>
+                </p>
+              </li>`;
+            })}
+          </ul>`
+    }
+    ${pagination('Index pages', [
+      { href: after === undefined ? undefined : href(undefined), text: 'First page' },
+      {
+        href: page.nextCursor === undefined ? undefined : href(page.nextCursor),
+        text: 'Next page',
+        rel: 'next',
+      },
+    ])}
+  </section>`;
+};
+
+export const renderDocs = async (
+  request: ConsoleRequest,
+  read: ToolReader,
+  browse: ResourceBrowser,
+): Promise<string> => {
   const identity = request.identity;
   if (!identity) throw new Error('the docs need a login');
   const caller = identity.caller;
@@ -77,14 +164,7 @@ export const renderDocs = async (request: ConsoleRequest, read: ToolReader): Pro
       </p>
       <p>
         <label for="d-type">Type</label>
-        <select id="d-type" name="type">
-          ${TYPES.map(
-            (value) =>
-              html`<option value="${value}" ${value === (type ?? '') ? html` selected` : ''}>
-                ${value === '' ? 'any' : value}
-              </option>`,
-          )}
-        </select>
+        ${typeSelect('d-type', 'type', TYPES, type)}
       </p>
       <p>
         <label for="d-product">Product</label>
@@ -99,9 +179,11 @@ export const renderDocs = async (request: ConsoleRequest, read: ToolReader): Pro
     ${
       hits === undefined
         ? html`<p>
-            Search the documentation, articles, units, modules, learning paths and ADRs: the same
-            search agents call (<code>docs_search</code>).
-          </p>`
+              Search the documentation, articles, units, modules, learning paths and ADRs: the same
+              search agents call (<code>docs_search</code>), or browse the index by type and product
+              (what <code>resources/list</code> answers).
+            </p>
+            ${await browseSection(request, browse, caller)}`
         : hits.length === 0
           ? html`<p role="status">Nothing matches.</p>`
           : html`<p role="status">${hits.length} result${hits.length === 1 ? '' : 's'}.</p>
