@@ -89,6 +89,8 @@ export interface GitHubOperations {
   ensureComment(input: { number: number; marker: string; body: string }): Promise<void>;
   /** Closes a pull request (no-op when closed already). */
   closePullRequest(number: number): Promise<void>;
+  /** The text of `path` on the base branch now; undefined when it is not there. */
+  readBaseFile(path: string): Promise<string | undefined>;
   /** Makes `path` on `branch` (created from the base branch when absent) read `content`. */
   ensureFileOnBranch(
     input: { branch: string; path: string; content: string; commitMessage: string },
@@ -314,6 +316,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
       await octokit.rest.pulls.update({ owner, repo, pull_number: number, state: 'closed' });
     },
 
+    readBaseFile: async (path) => (await readFile(await resolveBaseBranch(), path))?.text,
     ensureFileOnBranch: async (input, signal) => {
       await ensureBranch(input.branch, signal);
       await ensureFile(input, signal);

@@ -304,6 +304,15 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
     github,
     logger,
     readStream: (streamId: string) => eventStore.readStream(streamId),
+    rejectProposal: async (
+      input: { requestId: string; proposalId: string; reason: string },
+      event: RecordedEvent,
+    ): Promise<void> => {
+      await handlers.rejectProposal(
+        { ...input, decidedBy: REACTOR_ACTOR, via: 'github' },
+        meta(event, 'rejectProposal'),
+      );
+    },
   };
 
   const handle = (event: RecordedEvent, signal: AbortSignal): Promise<void> => {

@@ -52,6 +52,11 @@ export interface ReconcileDeps {
   readonly github: GitHubOperations;
   readonly logger: Logger;
   readonly readStream: (streamId: string) => Promise<RecordedEvent[]>;
+  /** Ends a pending proposal whose branch is gone (the reactor's command, id from the event). */
+  readonly rejectProposal: (
+    input: { requestId: string; proposalId: string; reason: string },
+    event: RecordedEvent,
+  ) => Promise<void>;
 }
 
 interface Disagreement {
@@ -127,25 +132,145 @@ export const reconcileUncountedMerge = async (
   );
 };
 
-/** `RepositoryDiverged`: a merge after the proposal ended, or a reopened pull request. */
+/** Marker of a restore pull request opened because the file changed on the base branch. */
+export const fileChangedMarker = (requestId: string, commit: string): string =>
+  `<!-- cogitave:file-changed=${requestId}:${commit} -->`;
+
+export const fileRestoreBranch = (requestId: string, commit: string): string =>
+  `${BRANCH_PREFIX}restore-${requestId}-${commit.slice(0, 12)}`;
+
+/** Files the repository may hold without disagreeing: the recorded one, or a pending proposal's. */
+const agreeingFiles = (stream: readonly RecordedEvent[]): Set<string> => {
+  const agreeing = new Set<string>();
+  const recorded = renderRecordedRequestFile(stream);
+  if (recorded !== undefined) agreeing.add(recorded);
+  const view = foldRequestStream(stream);
+  for (const proposal of view?.proposals ?? []) {
+    if (proposal.outcome !== 'pending') continue;
+    const then = foldRequestStream(stream, BigInt(proposal.revision));
+    if (then) agreeing.add(renderRequestFile(then, proposal));
+  }
+  return agreeing;
+};
+
+/**
+ * A push changed `requests/<id>.md` on the base branch. When the file now says something the
+ * log does not (edited or deleted by hand), a pull request puts the recorded file back.
+ */
+const reconcileFileChange = async (
+  deps: ReconcileDeps,
+  data: RepositoryDivergedData,
+  signal: AbortSignal,
+): Promise<void> => {
+  const { requestId, by } = data;
+  const commit = data.mergeCommitSha ?? 'unknown';
+  const path = requestFilePath(requestId);
+  const stream = await deps.readStream(requestStreamId(requestId));
+  const content = renderRecordedRequestFile(stream);
+  if (content === undefined) return;
+  const current = await deps.github.readBaseFile(path);
+  if (current !== undefined && agreeingFiles(stream).has(current)) {
+    deps.logger.debug({ requestId, commit }, 'request file on the base branch agrees with the log');
+    return;
+  }
+  const what = current === undefined ? 'deleted' : 'edited';
+  const restore = await deps.github.ensureProposalPullRequest(
+    {
+      branch: fileRestoreBranch(requestId, commit),
+      path,
+      content,
+      commitMessage: `${requestId}: restore ${path} (${what} outside a proposal in ${commit.slice(0, 12)})`,
+      title: `[${requestId}] restore ${path}: ${what} outside a proposal`,
+      body: [
+        fileChangedMarker(requestId, commit),
+        `A push by @${by} (${commit}) ${what} \`${path}\` on the base branch outside any proposal, so the file no longer says what the log records.`,
+        '',
+        'Merging this pull request puts the file back to the recorded state. It changes no stage and needs no second maintainer; a stage change is proposed through Cogitave, not by editing the file.',
+      ].join('\n'),
+      draft: false,
+    },
+    signal,
+  );
+  deps.logger.warn(
+    { requestId, commit, by, restore: restore.number },
+    `request file ${what} outside a proposal: restore pull request opened`,
+  );
+};
+
+/**
+ * A proposal branch was deleted. A merged pull request is decided by its merge; otherwise a
+ * pending proposal can no longer be merged, so it ends here rather than waiting forever.
+ */
+const reconcileDeletedBranch = async (
+  deps: ReconcileDeps,
+  event: RecordedEvent,
+  data: RepositoryDivergedData,
+): Promise<void> => {
+  const { requestId, proposalId, by } = data;
+  if (proposalId === null) return;
+  const branch = `${BRANCH_PREFIX}${proposalId}`;
+  const pull = await deps.github.findPullRequest(branch);
+  if (pull?.merged) return;
+  const view = foldRequestStream(await deps.readStream(requestStreamId(requestId)));
+  const proposal = view?.proposals.find((candidate) => candidate.proposalId === proposalId);
+  if (proposal?.outcome === 'pending') {
+    await deps.rejectProposal(
+      {
+        requestId,
+        proposalId,
+        reason: `branch ${branch} was deleted by ${by}${pull ? ` (pull request #${pull.number} not merged)` : ''}: the proposal can no longer be merged`,
+      },
+      event,
+    );
+  }
+  if (pull) {
+    await deps.github.ensureComment({
+      number: pull.number,
+      marker: `<!-- cogitave:branch-deleted=${proposalId} -->`,
+      body: `The branch of this pull request was deleted by @${by}, so \`${proposalId}\` has ended (recorded in the log). The change can be proposed again.`,
+    });
+    if (pull.state === 'open') await deps.github.closePullRequest(pull.number);
+  }
+  deps.logger.info(
+    { requestId, proposalId, pull: pull?.number, ended: proposal?.outcome === 'pending' },
+    'proposal branch deleted: proposal ended',
+  );
+};
+
+/** `RepositoryDiverged`: the repository and the log disagree (see divergence.ts). */
 export const reconcileDivergence = async (
   deps: ReconcileDeps,
   event: RecordedEvent,
   signal: AbortSignal,
 ): Promise<void> => {
   const data = (event as RecordedEvent<string, RepositoryDivergedData>).data;
+  if (data.kind === 'file_changed') {
+    await reconcileFileChange(deps, data, signal);
+    return;
+  }
+  if (data.kind === 'branch_deleted') {
+    await reconcileDeletedBranch(deps, event, data);
+    return;
+  }
+  const { proposalId, pullNumber } = data;
+  if (proposalId === null || pullNumber === null) return;
   if (data.kind === 'merged_after_decision') {
-    await restoreRequestFile(deps, requestStreamId(data.requestId), data, signal);
+    await restoreRequestFile(
+      deps,
+      requestStreamId(data.requestId),
+      { ...data, proposalId, pullNumber },
+      signal,
+    );
     return;
   }
   await deps.github.ensureComment({
-    number: data.pullNumber,
-    marker: `<!-- cogitave:reopened=${data.proposalId}:${event.id} -->`,
+    number: pullNumber,
+    marker: `<!-- cogitave:reopened=${proposalId}:${event.id} -->`,
     body: data.reason,
   });
-  await deps.github.closePullRequest(data.pullNumber);
+  await deps.github.closePullRequest(pullNumber);
   deps.logger.info(
-    { requestId: data.requestId, proposalId: data.proposalId, pull: data.pullNumber },
+    { requestId: data.requestId, proposalId, pull: pullNumber },
     'reopened pull request of an ended proposal: commented and closed again',
   );
 };

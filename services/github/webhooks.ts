@@ -15,7 +15,14 @@ import type { Secret } from '../runtime/config.js';
 import { isCogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import type { GovernanceService } from '../governance/service.js';
-import { INTAKE_LABEL, markerIn, proposalIdOfBranch, requestIdOfProposal } from './markers.js';
+import { recordDivergence, type RepositoryDivergedData } from '../governance/divergence.js';
+import {
+  INTAKE_LABEL,
+  isRequestId,
+  markerIn,
+  proposalIdOfBranch,
+  requestIdOfProposal,
+} from './markers.js';
 
 /**
  * POST /webhooks/github: applies maintainers' decisions made on GitHub.
@@ -30,6 +37,11 @@ import { INTAKE_LABEL, markerIn, proposalIdOfBranch, requestIdOfProposal } from 
  *   reactor comments and closes it again. A merge after the proposal ended is recorded the same
  *   way, and the reactor restores the request file.
  * - `issues.closed` as `not_planned` on an intake issue (marker) → `rejectIntake`.
+ * - `delete` of a proposal branch → recorded (`RepositoryDiverged`, `branch_deleted`); the
+ *   reactor ends the proposal unless its pull request was merged.
+ * - `push` to the base branch changing `requests/<id>.md` → recorded (`file_changed`) per
+ *   request; the reactor compares the file with the log and restores it when they disagree.
+ *   Both are recorded once per delivery (event ids derive from it), without a delivery record.
  * - Anything else → 200 "ignored", nothing appended, nothing recorded.
  *
  * A delivery (`X-GitHub-Delivery`, reused by redeliveries) is applied at most once: after its
@@ -138,6 +150,36 @@ const issueClosedSchema = z.object({
     labels: z.array(z.object({ name: z.string() })).optional(),
   }),
 });
+
+const deleteSchema = z.object({
+  ref: z.string(),
+  ref_type: z.string(),
+  repository: repositorySchema,
+  sender: userSchema,
+});
+const pushSchema = z.object({
+  ref: z.string(),
+  after: z.string(),
+  deleted: z.boolean().optional(),
+  repository: repositorySchema,
+  sender: userSchema,
+  commits: z
+    .array(
+      z.object({
+        added: z.array(z.string()).optional(),
+        modified: z.array(z.string()).optional(),
+        removed: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
+});
+const REQUEST_FILE = /^requests\/([A-Za-z0-9-]+)\.md$/;
+
+/** Facts about the repository, recorded for the reactor to reconcile (divergence.ts). */
+type Facts =
+  | { readonly facts: readonly RepositoryDivergedData[] }
+  | { readonly ignore: string }
+  | undefined;
 
 type Decision =
   | {
@@ -270,6 +312,87 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     return { ignore: `${name} deliveries are not used` };
   };
 
+  /** `delete` and `push` deliveries: what they tell about the repository, if anything. */
+  const facts = (name: string, payload: unknown): Facts => {
+    if (name === 'delete') {
+      const parsed = deleteSchema.safeParse(payload);
+      if (!parsed.success) return { ignore: 'not a delete delivery' };
+      const { ref, ref_type: refType, repository, sender } = parsed.data;
+      if (!sameRepository(repository.full_name, options.repository)) {
+        return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
+      }
+      const proposalId = refType === 'branch' ? proposalIdOfBranch(ref) : undefined;
+      const requestId = proposalId === undefined ? undefined : requestIdOfProposal(proposalId);
+      if (proposalId === undefined || requestId === undefined) {
+        return { ignore: `${refType} ${ref} is not a proposal branch` };
+      }
+      return {
+        facts: [
+          {
+            requestId,
+            proposalId,
+            kind: 'branch_deleted',
+            pullNumber: null,
+            by: sender.login,
+            mergeCommitSha: null,
+            reason: `branch ${ref} deleted by ${sender.login}`,
+          },
+        ],
+      };
+    }
+    if (name === 'push') {
+      const parsed = pushSchema.safeParse(payload);
+      if (!parsed.success) return { ignore: 'not a push delivery' };
+      const { ref, repository, sender, after, commits } = parsed.data;
+      if (!sameRepository(repository.full_name, options.repository)) {
+        return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
+      }
+      const base = options.baseBranch ?? repository.default_branch;
+      if (base === undefined || ref !== `refs/heads/${base}` || parsed.data.deleted === true) {
+        return { ignore: `a push to ${ref}, not to the base branch` };
+      }
+      const requestIds = new Set<string>();
+      for (const commit of commits ?? []) {
+        for (const path of [
+          ...(commit.added ?? []),
+          ...(commit.modified ?? []),
+          ...(commit.removed ?? []),
+        ]) {
+          const requestId = REQUEST_FILE.exec(path)?.[1];
+          if (requestId !== undefined && isRequestId(requestId)) requestIds.add(requestId);
+        }
+      }
+      if (requestIds.size === 0) return { ignore: 'the push changes no request file' };
+      return {
+        facts: [...requestIds].map((requestId) => ({
+          requestId,
+          proposalId: null,
+          kind: 'file_changed' as const,
+          pullNumber: null,
+          by: sender.login,
+          mergeCommitSha: after,
+          reason: `a push by ${sender.login} (${after}) changed requests/${requestId}.md`,
+        })),
+      };
+    }
+    return undefined;
+  };
+
+  const recordFacts = async (
+    deliveryId: string,
+    found: readonly RepositoryDivergedData[],
+  ): Promise<void> => {
+    for (const fact of found) {
+      await recordDivergence(eventStore, fact, {
+        commandId: uuidv5(`${deliveryId}:${fact.kind}:${fact.requestId}`, DELIVERY_NAMESPACE),
+        actor: `github:${fact.by}`,
+        at: clock().toISOString(),
+        correlationId: deliveryId,
+        causationId: deliveryId,
+      });
+    }
+  };
+
   const run = (
     decision: Decision,
     meta: CommandMetadata,
@@ -350,6 +473,23 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     const log = logger.child({ delivery: deliveryId, event: name, action });
     if (name === 'ping') return { status: 200, body: { status: 'pong' } };
 
+    const told = facts(name, payload);
+    if (told !== undefined) {
+      if ('ignore' in told) {
+        log.debug({ reason: told.ignore }, 'webhook ignored');
+        return { status: 200, body: { status: 'ignored', reason: told.ignore } };
+      }
+      try {
+        await recordFacts(deliveryId, told.facts);
+      } catch (error) {
+        log.error({ err: error }, 'webhook: recording the repository change failed');
+        return problem(503, 'Service Unavailable', 'not recorded now; redeliver it later');
+      }
+      const kinds = [...new Set(told.facts.map((fact) => fact.kind))];
+      const requestIds = told.facts.map((fact) => fact.requestId);
+      log.info({ kinds, requestIds }, 'webhook: repository change recorded');
+      return { status: 200, body: { status: 'recorded', kinds, requestIds } };
+    }
     const routed = route(name, payload);
     if ('ignore' in routed) {
       log.debug({ reason: routed.ignore }, 'webhook ignored');

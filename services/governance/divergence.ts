@@ -13,6 +13,13 @@ import type { EventStore } from '../event-store/types.js';
  *   the log never approved → the reactor comments and opens a restore pull request.
  * - `reopened`: a decided proposal's pull request was reopened. Reopening revives nothing →
  *   the reactor comments and closes it again.
+ * - `branch_deleted`: a proposal's branch was deleted. Unless its pull request was merged (the
+ *   merge decides), a pending proposal can no longer be approved → the reactor ends it
+ *   (`StageAdvanceRejected`), comments and closes its pull request if open.
+ * - `file_changed`: a push to the base branch changed `requests/<id>.md` (edited or deleted by
+ *   hand, or by a merge). The reactor compares the file with the log: the recorded file, or the
+ *   one a pending proposal proposes (its merge is being decided), agree; anything else → a
+ *   pull request restoring the recorded file.
  */
 export const REPOSITORY_DIVERGED = 'RepositoryDiverged';
 export const DIVERGENCE_STREAM_PREFIX = 'github-divergence-';
@@ -21,11 +28,14 @@ export const divergenceStreamId = (requestId: string): string =>
 
 export interface RepositoryDivergedData {
   readonly requestId: string;
-  readonly proposalId: string;
-  readonly kind: 'merged_after_decision' | 'reopened';
-  readonly pullNumber: number;
-  /** The GitHub login that merged or reopened. */
+  /** Null for `file_changed`, which concerns the request's file, not a proposal. */
+  readonly proposalId: string | null;
+  readonly kind: 'merged_after_decision' | 'reopened' | 'branch_deleted' | 'file_changed';
+  /** Null when no pull request is known (`branch_deleted`, `file_changed`). */
+  readonly pullNumber: number | null;
+  /** The GitHub login that merged, reopened, deleted or pushed. */
   readonly by: string;
+  /** The merge commit, or for `file_changed` the head commit of the push. */
   readonly mergeCommitSha: string | null;
   /** What the log says about the proposal, for the comment. */
   readonly reason: string;
