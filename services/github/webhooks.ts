@@ -177,9 +177,7 @@ const REQUEST_FILE = /^requests\/([A-Za-z0-9-]+)\.md$/;
 
 /** Facts about the repository, recorded for the reactor to reconcile (divergence.ts). */
 type Facts =
-  | { readonly facts: readonly RepositoryDivergedData[] }
-  | { readonly ignore: string }
-  | undefined;
+  { readonly facts: readonly RepositoryDivergedData[] } | { readonly ignore: string } | undefined;
 
 type Decision =
   | {

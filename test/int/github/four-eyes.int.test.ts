@@ -4,46 +4,30 @@ import { foldRequestStream } from '../../../services/github/render.js';
 import { findProposal } from '../../../services/requests/fold.js';
 import { renderRecordedRequestFile, restoreBranch } from '../../../services/github/reconcile.js';
 import { deliveryStreamId } from '../../../services/github/webhooks.js';
+import { OWNER, REPO, proposeAcceptance, requestEvents, type Harness } from './harness.js';
 import {
-  OWNER,
-  REPO,
-  proposeAcceptance,
-  reactorCaughtUp,
-  requestEvents,
-  type Harness,
-} from './harness.js';
-import { openWebhookWorld, type WebhookWorld } from './webhook-world.js';
+  PRINCIPALS,
+  openWebhookWorld,
+  webhookWorldForFile,
+  type WebhookWorld,
+} from './webhook-world.js';
 
 /**
  * Four eyes between people, through GitHub: real webhook payloads (signed, over HTTP) against
  * the GitHub double, with a principal table linking octocat's MCP token to octocat's login and
  * naming grace the only maintainer besides octocat.
  */
-const PRINCIPALS = {
-  octocat: { tokens: ['octocat-agent'], github: ['octocat'], maintainer: true },
-  grace: { github: ['grace', 'grace-hopper'], maintainer: true },
-  intern: { github: ['intern-bot'] },
-};
 
+const shared = webhookWorldForFile('github_four_eyes', { principals: PRINCIPALS });
 let world: WebhookWorld;
 let h: Harness;
 
-beforeAll(async () => {
-  world = await openWebhookWorld('github_four_eyes', { principals: PRINCIPALS });
-  h = world.h;
+beforeAll(() => {
+  world = shared.world();
+  h = shared.h();
 });
 
-afterAll(async () => {
-  await world.close();
-});
-
-const runReactor = async (): Promise<void> => {
-  const reactor = h.reactor(h.client());
-  reactor.start();
-  await reactorCaughtUp(h, reactor);
-  await reactor.stop();
-  expect(reactor.status().failures).toEqual([]);
-};
+const runReactor = (): Promise<void> => world.runReactor();
 
 describe('four eyes compares principals on GitHub', () => {
   it("given octocat's token proposed, when octocat merges its pull request, then the merge is recorded as not counting, the proposal ends, the PR gets a comment and a restore PR, and the agent can propose again", async () => {

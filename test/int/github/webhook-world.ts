@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Webhooks } from '@octokit/webhooks';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { WebhookDefinition } from '@octokit/webhooks-examples';
 import {
   httpSettingsFromConfig,
@@ -30,6 +31,16 @@ import {
  * `pull_request.closed` examples have `merged: false`, and there is no `issues.closed`
  * example, so an `issues` example is patched to it) and signed like GitHub signs them.
  */
+/**
+ * The principal table of the governance tests: octocat's MCP token linked to octocat's login,
+ * grace the only maintainer besides octocat, an intern who is none.
+ */
+export const PRINCIPALS: PrincipalTableInput = {
+  octocat: { tokens: ['octocat-agent'], github: ['octocat'], maintainer: true },
+  grace: { github: ['grace', 'grace-hopper'], maintainer: true },
+  intern: { github: ['intern-bot'] },
+};
+
 export const SECRET = 'webhook-secret-for-tests';
 export const signer = new Webhooks({ secret: SECRET });
 const examples = createRequire(import.meta.url)(
@@ -71,6 +82,8 @@ export interface WebhookWorld {
     n: number,
     proposer?: string,
   ) => Promise<{ requestId: string; proposalId: string; issue: number; pull: number }>;
+  /** Runs the reactor until it has caught up, then stops it; it must record no failure. */
+  readonly runReactor: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -162,9 +175,35 @@ export const openWebhookWorld = async (
       };
       return { requestId, proposalId, issue: issue.issueNumber, pull: pull.pullNumber };
     },
+    runReactor: async () => {
+      const reactor = h.reactor(h.client());
+      reactor.start();
+      await reactorCaughtUp(h, reactor);
+      await reactor.stop();
+      expect(reactor.status().failures).toEqual([]);
+    },
     close: async () => {
       await server.close();
       await h.close();
     },
   };
+};
+
+/** One world for a test file: opened before its tests, closed after them. */
+export const webhookWorldForFile = (
+  label: string,
+  options: { readonly principals?: PrincipalTableInput } = {},
+): { readonly world: () => WebhookWorld; readonly h: () => Harness } => {
+  let world: WebhookWorld | undefined;
+  beforeAll(async () => {
+    world = await openWebhookWorld(label, options);
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+  const opened = (): WebhookWorld => {
+    if (!world) throw new Error('the webhook world is not open yet');
+    return world;
+  };
+  return { world: opened, h: () => opened().h };
 };

@@ -432,6 +432,55 @@ export class GitHubDouble {
     return this.json.pull(record, issue);
   }
 
+  /**
+   * Deletes a branch, as the branch's "Delete" button does; GitHub closes the open pull
+   * requests whose head it was (unmerged).
+   */
+  deleteBranch(owner: string, repo: string, branch: string, options: { by?: string } = {}): void {
+    const record = this.repo(owner, repo);
+    if (!record.git.refs.delete(`refs/heads/${branch}`)) {
+      throw new Error(`Branch ${branch} does not exist`);
+    }
+    const by = this.state.user(options.by ?? record.owner.login);
+    for (const issue of record.issues.values()) {
+      if (issue.pull?.head === branch && issue.state === 'open') {
+        this.state.setIssueState(record, issue, 'closed', by);
+      }
+    }
+  }
+
+  /**
+   * A commit pushed by hand to a branch, writing `content` to `path` (null deletes it).
+   * Returns the commit sha (the push's `after`).
+   */
+  commitFile(
+    owner: string,
+    repo: string,
+    branch: string,
+    change: { path: string; content: string | null; message?: string },
+    options: { by?: string } = {},
+  ): string {
+    const record = this.repo(owner, repo);
+    const git = record.git;
+    const parentSha = git.branchSha(branch);
+    const parent = parentSha === undefined ? undefined : git.commits.get(parentSha);
+    if (!parent) throw new Error(`Branch ${branch} does not exist`);
+    const files = new Map(parent.files);
+    if (change.content === null) files.delete(change.path);
+    else files.set(change.path, git.putBlob(Buffer.from(change.content, 'utf8')));
+    const signature = this.state.signature(this.state.user(options.by ?? record.owner.login));
+    const commit = git.commit({
+      parents: [parent.sha],
+      files,
+      message: change.message ?? `Update ${change.path}`,
+      author: signature,
+      committer: signature,
+    });
+    git.refs.set(`refs/heads/${branch}`, commit.sha);
+    record.pushedAt = this.state.now();
+    return commit.sha;
+  }
+
   /** Closes an issue, as completed unless told otherwise. */
   closeIssue(
     owner: string,
