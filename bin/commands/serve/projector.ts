@@ -5,6 +5,8 @@ import type { ServedPart } from './parts.js';
 
 /** How long start-up waits for the catalog read model to apply the ingested corpus. */
 const CATALOG_PROJECTED_MS = 120_000;
+/** After that, readiness keeps waiting in slices this long (so a shutdown is not held up). */
+const CATALOG_WAIT_SLICE_MS = 1_000;
 
 export interface ProjectorPart extends ServedPart {
   /** Resolves once the start-up ingest ended and the catalog read model has applied it. */
@@ -21,6 +23,7 @@ export const projectorPart = (app: App): ProjectorPart => {
   // compiles the TypeScript samples (seconds), later starts append nothing. A corpus with
   // errors appends nothing and is logged; the catalog there already is is served.
   let catalogIngest: Promise<unknown> = Promise.resolve();
+  let stopping = false;
   let catalogState: 'ingesting' | 'projecting' | 'ready' = 'ingesting';
   let openCatalog: () => void = () => undefined;
   const catalogReady = new Promise<void>((resolve) => {
@@ -41,7 +44,20 @@ export const projectorPart = (app: App): ProjectorPart => {
       const applied = await app.changes.waitForPosition(catalogProjection.name, newest.position, {
         timeoutMs: CATALOG_PROJECTED_MS,
       });
-      if (!applied) logger.warn('the catalog read model is still catching up; serving anyway');
+      if (!applied) {
+        // The search index is built from what the read model holds and follows it from
+        // there, but the catalog is not ready (nor /readyz) until it holds the whole log.
+        logger.warn(
+          'the catalog read model is still catching up; searches answer from what it holds, readiness waits for it',
+        );
+        openCatalog();
+        while (
+          !stopping &&
+          !(await app.changes.waitForPosition(catalogProjection.name, newest.position, {
+            timeoutMs: CATALOG_WAIT_SLICE_MS,
+          }))
+        );
+      }
     }
   };
   return {
@@ -79,6 +95,7 @@ export const projectorPart = (app: App): ProjectorPart => {
     started: () => catalogReady,
     drain: () => Promise.resolve(),
     close: async () => {
+      stopping = true;
       await catalogIngest;
       await projections.stop();
     },
