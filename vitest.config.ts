@@ -1,8 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Tiers are told apart by file suffix, so each can run alone: npm run test:unit|test:int|test:e2e.
 export default defineConfig({
   test: {
+    // Most files spend their time waiting on child processes and Postgres rather than on
+    // their own CPU, so at least two run at once even where Vitest's default (one less
+    // than the cores) would run one at a time on a two-core machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Under CI a JSON report is written too, so .ci/run can print one summary line.
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: '.cogitave/test-results.json' }]]
