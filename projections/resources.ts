@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256Hex } from '../services/event-store/hash-chain.js';
 import type { Position } from '../services/event-store/types.js';
-import { canonicalDocumentJson } from './canonical-json.js';
 import {
   productInScopeSql,
   scopeSqlValues,
@@ -26,7 +25,7 @@ export const resourceUri = (type: string, id: string): string =>
 
 /** sha256 (hex) of the canonical JSON (RFC 8785) of a resource's document. */
 export const resourceContentHash = (document: unknown): string =>
-  createHash('sha256').update(canonicalDocumentJson(document), 'utf8').digest('hex');
+  sha256Hex(canonicalJson(document));
 
 export interface ResourceWrite {
   readonly uri: string;

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { hash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
 import type { EventMetadata, RecordedEvent } from './types.js';
 
 /**
@@ -17,8 +17,7 @@ import type { EventMetadata, RecordedEvent } from './types.js';
  * hashes the content itself inside its append function, so chains stay continuous when many
  * writers append to one stream.
  */
-export const sha256Hex = (text: string): string =>
-  createHash('sha256').update(text, 'utf8').digest('hex');
+export const sha256Hex = (text: string): string => hash('sha256', text, 'hex');
 
 export interface HashableEvent {
   readonly id: string;
@@ -27,11 +26,7 @@ export interface HashableEvent {
   readonly metadata: EventMetadata;
 }
 
-export const canonicalJson = (value: unknown): string => {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('value has no JSON representation');
-  return text;
-};
+export { canonicalJson } from './canonical-json.js';
 
 /** The canonical content of an event: what the store keeps and the chain hashes. */
 export const eventContent = (streamId: string, event: HashableEvent): string =>

@@ -20,7 +20,7 @@ import {
 import { CogitaveError, Unavailable } from '../../runtime/errors.js';
 import { redactUrl, type Logger } from '../../runtime/logger.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
-import { chainHash, eventContent, sha256Hex } from '../hash-chain.js';
+import { chainHash, sha256Hex } from '../hash-chain.js';
 import { comparePositions } from '../position.js';
 import { createSubscriptionRegistry } from '../subscription-registry.js';
 import type {
@@ -36,7 +36,12 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../types.js';
-import { validateAppend, validateReadAll, validateReadStream } from '../validation.js';
+import {
+  validateAppend,
+  validateReadAll,
+  validateReadStream,
+  type ValidatedEvent,
+} from '../validation.js';
 import {
   collectRead,
   retryTransient,
@@ -193,14 +198,14 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
   /** Appends after `head` (null: as a new stream) with the chain links computed here. */
   const write = async (
     streamId: string,
-    events: readonly EventToAppend[],
+    events: readonly ValidatedEvent[],
     head: RecordedEvent | null,
   ): Promise<AppendResult> => {
     if (!head) await refuseDeleted(streamId);
     let prevHash = head?.hash ?? null;
     let revision = head ? head.revision + 1n : 0n;
     const data = events.map((event) => {
-      const content = eventContent(streamId, event);
+      const { content } = event;
       const hash = chainHash(prevHash, revision, sha256Hex(content));
       const eventData = toEventData(event, { prevHash, hash }, content);
       prevHash = hash;
@@ -246,7 +251,7 @@ export const createEsdbEventStore = (options: EsdbEventStoreOptions): EventStore
   /** One append at the head as read now, retried while concurrent writers win the race. */
   const appendAtHead = async (
     streamId: string,
-    events: readonly EventToAppend[],
+    events: readonly ValidatedEvent[],
     expected: ExpectedRevision,
     onWrite: () => void,
   ): Promise<AppendResult> => {

@@ -4,7 +4,7 @@ import type { Queryable } from '../../database/queryable.js';
 import { CogitaveError } from '../../runtime/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { DuplicateEventId, WrongExpectedVersion } from '../errors.js';
-import { chainHash, eventContent, sha256Hex } from '../hash-chain.js';
+import { chainHash, sha256Hex } from '../hash-chain.js';
 import { encodePosition } from '../position.js';
 import { createSubscriptionRegistry } from '../subscription-registry.js';
 import type {
@@ -127,7 +127,7 @@ export const createPostgresEventStore = (
       events: validateAppend(streamId, events, appendOptions).map((event) => ({
         id: event.id,
         type: event.type,
-        content: eventContent(streamId, event),
+        content: event.content,
       })),
     };
   };
@@ -399,6 +399,7 @@ export const createPostgresEventStore = (
         readOptions.fromPosition,
         readOptions.maxCount ?? DEFAULT_READ_COUNT,
         readOptions.filter,
+        named,
       ).catch((error: unknown) => {
         throw mapDatabaseError(error);
       });
@@ -418,7 +419,7 @@ export const createPostgresEventStore = (
       const subscription = createPollingSubscription(
         {
           readPage: (after, maxCount, filter) =>
-            selectLog(database.pool, 'forwards', after, maxCount, filter),
+            selectLog(database.pool, 'forwards', after, maxCount, filter, named),
           wake,
           pollIntervalMs,
           batchSize,

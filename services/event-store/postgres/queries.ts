@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Queryable } from '../../database/queryable.js';
 import { decodePosition, encodePosition } from '../position.js';
 import type {
@@ -189,6 +190,10 @@ export interface LogPage {
   readonly scannedTo: Position | null;
 }
 
+/** A statement name per shape of text: a few dozen at most (direction, position, filter kinds). */
+const logStatementName = (text: string): string =>
+  `cogitave_log_${hash('sha1', text, 'hex').slice(0, 16)}`;
+
 /**
  * A page of the global log in (transaction_id, position) order. Only rows of transactions
  * older than the oldest still running are visible: a transaction that commits late can then
@@ -200,6 +205,7 @@ export const selectLog = async (
   after: Position | undefined,
   maxCount: number,
   filter: EventFilter | undefined,
+  named = true,
 ): Promise<LogPage> => {
   const forwards = direction === 'forwards';
   const params: unknown[] = [maxCount];
@@ -234,9 +240,7 @@ export const selectLog = async (
   // One statement, one snapshot: the page and the log's visible end are read together. Rows
   // come as arrays (LOG_ROW order): replays read millions, and an object per row with twelve
   // named properties cost more than the rest of the decoding.
-  const result = await db.query<LogRow>({
-    rowMode: 'array',
-    text: `WITH ${VISIBILITY_HORIZON},
+  const text = `WITH ${VISIBILITY_HORIZON},
      page AS (
        SELECT ${columns.join(', ')}
          FROM event_store.events e, h
@@ -251,7 +255,13 @@ export const selectLog = async (
        FROM (SELECT 1) AS one
        LEFT JOIN page ON true
        LEFT JOIN log_end ON true
-      ORDER BY page.transaction_id ${order}, page.position ${order}`,
+      ORDER BY page.transaction_id ${order}, page.position ${order}`;
+  const result = await db.query<LogRow>({
+    rowMode: 'array',
+    // Every subscriber runs this after every append: parsing and planning it (the horizon
+    // expands pg_stat_activity) cost more than reading the page. One name per shape of text.
+    ...(named ? { name: logStatementName(text) } : {}),
+    text,
     values: params,
   });
   const events: RecordedEvent[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../../services/event-store/hash-chain.js';
+import { contentHash, eventContent } from '../../../services/event-store/hash-chain.js';
 import { encodePosition } from '../../../services/event-store/position.js';
 import type {
   AppendOptions,
@@ -54,7 +54,7 @@ const invalid = (run: () => unknown): string => {
 };
 
 describe('validateAppend accepts and normalises good input', () => {
-  it('given a valid event, when validated, then it comes back as equal plain JSON in a new object', () => {
+  it('given a valid event, when validated, then it comes back as equal plain JSON with the canonical content its hash covers', () => {
     const input = event({ data: { total: 10, lines: [{ sku: 'a', qty: 2 }] } });
 
     const [output] = validateAppend('order-1', [input], ANY);
@@ -64,9 +64,39 @@ describe('validateAppend accepts and normalises good input', () => {
       type: input.type,
       data: input.data,
       metadata: input.metadata,
+      content: eventContent('order-1', input),
     });
-    expect(output!.data).not.toBe(input.data);
-    expect(output!.metadata).not.toBe(input.metadata);
+    expect(JSON.parse(output!.content)).toEqual({
+      id: input.id,
+      streamId: 'order-1',
+      type: input.type,
+      data: input.data,
+      metadata: input.metadata,
+    });
+  });
+
+  it('given plain events and the same events needing normalisation, when validated, then both give the content of the JSON round trip', () => {
+    const plain = { note: 'x', nested: [1, { b: true, a: null }], accent: 'é' };
+    const withDate = {
+      ...plain,
+      at: new Date(Date.UTC(2026, 2, 1)),
+      gone: undefined,
+      emoji: '\uD83D\uDE00',
+    };
+    const [fast, long] = validateAppend(
+      'order-1',
+      [
+        event({ data: plain }),
+        event({ id: '3f2b8c1e-4d5a-4e6f-8a7b-00000000000f', data: withDate }),
+      ],
+      ANY,
+    );
+
+    expect(fast!.content).toBe(eventContent('order-1', { ...fast!, data: plain }));
+    expect((JSON.parse(long!.content) as { data: unknown }).data).toEqual(
+      JSON.parse(JSON.stringify(withDate)),
+    );
+    expect(long!.content).toBe(eventContent('order-1', long!));
   });
 
   it('given an uppercase UUID, when validated, then the id is lowercased', () => {
@@ -300,7 +330,9 @@ describe('validateAppend rejects each rule, naming the field', () => {
   it('given a string holding a literal backslash followed by "u0000" (no NUL character), when validated, then it is accepted', () => {
     const data = { path: 'C:\\u0000\\logs', snippet: '"\\u0000"' };
 
-    expect(validateAppend('order-1', [event({ data })], ANY)[0]!.data).toEqual(data);
+    const [validated] = validateAppend('order-1', [event({ data })], ANY);
+    expect(validated!.data).toEqual(data);
+    expect((JSON.parse(validated!.content) as { data: unknown }).data).toEqual(data);
   });
 
   // Product bug: values JSON cannot hold surface as a bare TypeError/Error (not

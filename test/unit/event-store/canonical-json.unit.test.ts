@@ -1,25 +1,34 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalDocumentJson } from '../../../projections/canonical-json.js';
+import canonicalize from 'canonicalize';
 import { requestDocument, type RequestState } from '../../../projections/requests/state.js';
-import { canonicalJson } from '../../../services/event-store/hash-chain.js';
+import { canonicalJson, plainCanonicalJson } from '../../../services/event-store/canonical-json.js';
+
+const libraryJson = (value: unknown): string => {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value has no JSON representation');
+  return text;
+};
 
 /**
- * Resource hashes cover the canonical JSON of a document: the fast serialiser must give the
- * library's text byte for byte (or the library's error) for any value.
+ * Event, resource and digest hashes cover canonical JSON: the fast serialiser must give the
+ * library's text byte for byte (or the library's error) for any value, and its plain path must
+ * give either that text or nothing.
  */
 const same = (value: unknown): void => {
   let expected: { text: string } | { error: string };
   try {
-    expected = { text: canonicalJson(value) };
+    expected = { text: libraryJson(value) };
   } catch (error) {
     expected = { error: (error as Error).message };
   }
-  if ('text' in expected) expect(canonicalDocumentJson(value)).toBe(expected.text);
-  else expect(() => canonicalDocumentJson(value)).toThrow(expected.error);
+  if ('text' in expected) expect(canonicalJson(value)).toBe(expected.text);
+  else expect(() => canonicalJson(value)).toThrow(expected.error);
+  const plain = plainCanonicalJson(value);
+  if (plain !== undefined) expect(plain).toBe('text' in expected ? expected.text : undefined);
 };
 
-describe('canonical JSON of resource documents', () => {
+describe('canonical JSON', () => {
   it('given any JSON value, when serialised, then the text is the library’s', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
@@ -85,8 +94,9 @@ describe('canonical JSON of resource documents', () => {
       version: 4,
       lastPosition: '0000000000000001-0000000000000005' as RequestState['lastPosition'],
     };
-    const text = canonicalDocumentJson(requestDocument(state));
-    expect(text).toBe(canonicalJson(requestDocument(state)));
+    const text = canonicalJson(requestDocument(state));
+    expect(text).toBe(libraryJson(requestDocument(state)));
+    expect(plainCanonicalJson(requestDocument(state))).toBe(text);
     expect(text.startsWith('{"acceptanceCriteria":[{"id":"ac-1","text":"p95 < 1 s"}],')).toBe(true);
     expect(text).toContain(
       '"evidence":{"links":["b","a"],"notes":"n","specLink":"https://x/spec"}',

@@ -1,14 +1,16 @@
-import { canonicalJson } from '../services/event-store/hash-chain.js';
+import canonicalize from 'canonicalize';
 
 /**
- * RFC 8785 canonical JSON of a resource document, the same text as `canonicalJson` (the
- * `canonicalize` package) but without its per-string and per-value checks in script: a
- * replay hashes a document per touched request per batch, ~100k of them per million events.
+ * RFC 8785 canonical JSON: the text every event's hash covers, and resource and digest hashes.
+ * The `canonicalize` package is the reference; this module is a faster path that writes the
+ * same text for plain JSON data without that library's per-string and per-value checks in
+ * script: appends encode every event once, a replay hashes ~100k documents per million events.
  *
  * The fast path handles plain JSON data (null, booleans, finite numbers, strings without
  * surrogate code units, arrays without holes or undefined, objects of the default prototype
- * without `toJSON`); anything else is handed whole to `canonicalJson`, so edge cases (lone
- * surrogates, NaN, `toJSON`, undefined in arrays) keep that library's exact behaviour.
+ * without `toJSON`); anything else is handed whole to the library, so edge cases (lone
+ * surrogates, NaN, `toJSON`, undefined in arrays) keep its exact behaviour. A property test
+ * holds the two to the same text (test/unit/event-store/canonical-json.unit.test.ts).
  */
 class NotPlain extends Error {}
 
@@ -62,12 +64,25 @@ const serialize = (value: unknown): string => {
   return `${out}}`;
 };
 
-export const canonicalDocumentJson = (document: unknown): string => {
+/**
+ * The canonical text of `value` when it is plain JSON data, else undefined (the caller decides
+ * what a value outside plain JSON means: the append path checks it and names what is wrong).
+ */
+export const plainCanonicalJson = (value: unknown): string | undefined => {
   try {
-    return serialize(document);
+    return serialize(value);
   } catch (error) {
-    // A cycle overflows the stack here; the library names it.
-    if (error instanceof NotPlain || error instanceof RangeError) return canonicalJson(document);
+    // A cycle overflows the stack here.
+    if (error instanceof NotPlain || error instanceof RangeError) return undefined;
     throw error;
   }
+};
+
+/** The canonical text of any value the library accepts; its errors for the rest. */
+export const canonicalJson = (value: unknown): string => {
+  const plain = plainCanonicalJson(value);
+  if (plain !== undefined) return plain;
+  const library = canonicalize(value);
+  if (library === undefined) throw new TypeError('value has no JSON representation');
+  return library;
 };
