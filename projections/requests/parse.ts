@@ -48,6 +48,7 @@ const schemas = {
     branch: text,
     pullNumber: z.int(),
     pullUrl: text,
+    headSha: text.optional(),
   }),
   StageAdvanceApproved: z.looseObject({
     requestId: id,

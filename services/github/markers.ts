@@ -40,6 +40,39 @@ export const proposalIdOfBranch = (branch: string): string | undefined => {
   return requestIdOfProposal(proposalId) === undefined ? undefined : proposalId;
 };
 
+/**
+ * A branch the reactor opened to put a request file back (reconcile.ts):
+ * `cogitave/restore-<proposalId>` after a merge that did not count,
+ * `cogitave/restore-<requestId>-<commit12>` after a hand edit of the file, and `…-r<n>` for the
+ * n-th restore of the same disagreement when an earlier one was closed or deleted unmerged.
+ */
+const RESTORE_BRANCH = /^cogitave\/restore-(req-\d{4}-\d+)-(p\d+|[0-9a-f]{12})(?:-r(\d+))?$/;
+
+export interface RestoreBranch {
+  readonly requestId: string;
+  /** The proposal whose uncounted merge it restores; null for a hand edit of the file. */
+  readonly proposalId: string | null;
+  /** The branch without its `-r<n>` suffix: what every restore of one disagreement shares. */
+  readonly first: string;
+  /** 1 for the first restore, n for `-r<n>`. */
+  readonly attempt: number;
+}
+
+export const restoreBranchOf = (branch: string): RestoreBranch | undefined => {
+  const match = RESTORE_BRANCH.exec(branch);
+  if (!match?.[1] || !match[2]) return undefined;
+  return {
+    requestId: match[1],
+    proposalId: match[2].startsWith('p') ? `${match[1]}-${match[2]}` : null,
+    first: `${BRANCH_PREFIX}restore-${match[1]}-${match[2]}`,
+    attempt: match[3] === undefined ? 1 : Number(match[3]),
+  };
+};
+
+/** The branch of the n-th restore of a disagreement (the first keeps its plain name). */
+export const restoreAttemptBranch = (first: string, attempt: number): string =>
+  attempt <= 1 ? first : `${first}-r${attempt}`;
+
 const MARKER = /<!-- cogitave:(request|proposal)=([A-Za-z0-9-]+) -->/;
 
 /** The first marker of a body, when it is of the expected kind. */

@@ -40,6 +40,8 @@ export interface PullRef {
   readonly url: string;
   readonly state: string;
   readonly merged: boolean;
+  /** The pull request's head commit. */
+  readonly headSha: string;
 }
 
 export interface GitHubOperationsOptions {
@@ -85,6 +87,8 @@ export interface GitHubOperations {
     },
     signal?: AbortSignal,
   ): Promise<PullRef & { created: boolean }>;
+  /** The commit `branch` points at; undefined when there is no such branch. */
+  branchHead(branch: string): Promise<string | undefined>;
   /** Comments on an issue or pull request unless a comment carrying `marker` is there. */
   ensureComment(input: { number: number; marker: string; body: string }): Promise<void>;
   /** Closes a pull request (no-op when closed already). */
@@ -171,6 +175,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
           url: pull.html_url,
           state: pull.state,
           merged: pull.merged_at !== null,
+          headSha: pull.head.sha,
         }
       : undefined;
   };
@@ -229,19 +234,20 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
   };
 
   /**
-   * Puts the file on the branch unless it already reads so. A PUT that succeeded but failed
-   * is seen by the next read, so the loop never commits twice.
+   * Puts the file on the branch unless it already reads so, and answers the branch's head
+   * then (the commit that made it read so). A PUT that succeeded but failed is seen by the
+   * next read, so the loop never commits twice.
    */
   const ensureFile = async (
     input: { branch: string; path: string; content: string; commitMessage: string },
     signal?: AbortSignal,
-  ): Promise<void> => {
+  ): Promise<string | undefined> => {
     for (let attempt = 1; ; attempt += 1) {
       const current = await readFile(input.branch, input.path);
-      if (current?.text === input.content) return;
+      if (current?.text === input.content) return findBranchSha(input.branch);
       client.stats.createAttempts += 1;
       try {
-        await octokit.rest.repos.createOrUpdateFileContents({
+        const { data } = await octokit.rest.repos.createOrUpdateFileContents({
           owner,
           repo,
           path: input.path,
@@ -251,7 +257,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
           ...(current ? { sha: current.sha } : {}),
           ...CREATE_ONCE,
         });
-        return;
+        return data.commit.sha ?? (await findBranchSha(input.branch));
       } catch (error) {
         // 409: the branch moved (sha mismatch); 422: a file appeared meanwhile. Read again.
         const status = githubStatus(error);
@@ -292,6 +298,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
     baseBranch: resolveBaseBranch,
     findIntakeIssue,
     findPullRequest,
+    branchHead: findBranchSha,
 
     ensureComment: async ({ number, marker, body }) => {
       const comments = await octokit.paginate(octokit.rest.issues.listComments, {
@@ -350,7 +357,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
       const existing = await findPullRequest(input.branch);
       if (existing) return { ...existing, created: false };
       await ensureBranch(input.branch, signal);
-      await ensureFile(input, signal);
+      const headSha = await ensureFile(input, signal);
       const base = await resolveBaseBranch();
       let draft = input.draft ?? true;
       const { value, created } = await findOrCreate(context(signal), {
@@ -369,7 +376,13 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
               draft,
               ...CREATE_ONCE,
             });
-            return { number: data.number, url: data.html_url, state: data.state, merged: false };
+            return {
+              number: data.number,
+              url: data.html_url,
+              state: data.state,
+              merged: false,
+              headSha: data.head.sha,
+            };
           } catch (error) {
             // Plans without draft pull requests answer 422; an open one still needs a merge.
             if (draft && githubStatus(error) === 422 && /draft/i.test(describeGitHubError(error))) {
@@ -384,7 +397,8 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
           }
         },
       });
-      return { ...value, created };
+      // The commit made here, not what the head may be by the time the look-up answers.
+      return { ...value, headSha: headSha ?? value.headSha, created };
     },
   };
 };

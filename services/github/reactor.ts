@@ -249,10 +249,23 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
     }
     if (known.pullRequest) return; // recorded already
     const branch = proposalBranch(proposalId);
-    const record = async (pull: { number: number; url: string }): Promise<void> => {
+    const record = async (pull: {
+      number: number;
+      url: string;
+      headSha: string;
+    }): Promise<void> => {
       try {
         await handlers.recordProposalPullRequest(
-          { requestId, proposalId, repository, branch, pullNumber: pull.number, pullUrl: pull.url },
+          {
+            requestId,
+            proposalId,
+            repository,
+            branch,
+            pullNumber: pull.number,
+            pullUrl: pull.url,
+            // Kept so a push to the branch by anyone else is told apart from this commit.
+            headSha: pull.headSha,
+          },
           meta(event, 'recordProposalPullRequest'),
         );
       } catch (error) {

@@ -1,8 +1,16 @@
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RepositoryDivergedData } from '../governance/divergence.js';
 import { requestStreamId, type StageAdvanceRejected } from '../requests/events.js';
+import { findProposal } from '../requests/fold.js';
+import { CogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
-import { BRANCH_PREFIX, requestFilePath } from './markers.js';
+import {
+  BRANCH_PREFIX,
+  proposalBranch,
+  requestFilePath,
+  restoreAttemptBranch,
+  restoreBranchOf,
+} from './markers.js';
 import type { GitHubOperations } from './operations.js';
 import { foldRequestStream, renderRequestFile } from './render.js';
 
@@ -237,6 +245,142 @@ const reconcileDeletedBranch = async (
   );
 };
 
+/** Restore pull requests of one disagreement, the first included, before an operator decides. */
+export const MAX_RESTORE_ATTEMPTS = 3;
+
+export const branchPushedMarker = (proposalId: string, head: string): string =>
+  `<!-- cogitave:branch-pushed=${proposalId}:${head} -->`;
+
+/**
+ * Someone pushed to a pending proposal's branch. Nothing is undone on the branch (see the
+ * README: resetting it would race the pusher and a merge, and destroy their work); the pull
+ * request says that a merge applies only the recorded proposal, and the merged request file is
+ * held to the log by the `file_changed` path. A branch that is (again) the reactor's commit, a
+ * decided proposal or a deleted branch needs no word.
+ */
+const reconcileBranchPush = async (
+  deps: ReconcileDeps,
+  data: RepositoryDivergedData,
+): Promise<void> => {
+  const { requestId, proposalId, by } = data;
+  const pushed = data.mergeCommitSha;
+  if (proposalId === null || pushed === null) return;
+  const branch = proposalBranch(proposalId);
+  const view = foldRequestStream(await deps.readStream(requestStreamId(requestId)));
+  const proposal = view && findProposal(view, proposalId);
+  if (proposal?.outcome !== 'pending') {
+    deps.logger.debug({ requestId, proposalId }, 'push to the branch of a decided proposal');
+    return;
+  }
+  const ours = proposal.pullRequest?.headSha;
+  const head = await deps.github.branchHead(branch);
+  // The push was the reactor's own commit (delivered before the reactor recorded it), or the
+  // branch has been put back to it since.
+  if (head === undefined || (ours !== undefined && (head === ours || pushed === ours))) {
+    deps.logger.debug({ requestId, proposalId, head, ours }, 'proposal branch holds no push');
+    return;
+  }
+  const pullNumber =
+    proposal.pullRequest?.pullNumber ?? (await deps.github.findPullRequest(branch))?.number;
+  if (pullNumber === undefined) return;
+  const path = requestFilePath(requestId);
+  await deps.github.ensureComment({
+    number: pullNumber,
+    marker: branchPushedMarker(proposalId, pushed),
+    body: [
+      `@${by} pushed ${pushed} to \`${branch}\`, so this pull request now holds more than the commit Cogitave made for \`${proposalId}\`${ours === undefined ? '' : ` (${ours})`}.`,
+      '',
+      `Merging it approves only what the log records for \`${proposalId}\`: ${proposal.fromStage} → ${proposal.toStage}, with \`${path}\` as Cogitave wrote it. Pushed changes to \`${path}\` are not part of the decision: after a merge, a pull request restores the recorded file. Changes to other files are no part of the proposal; review them as any change, or close this pull request and propose again.`,
+    ].join('\n'),
+  });
+  deps.logger.warn(
+    { requestId, proposalId, pull: pullNumber, by, head: pushed, ours },
+    'push to a proposal branch: commented that a merge applies only the recorded proposal',
+  );
+};
+
+/**
+ * A restore pull request was closed unmerged or its branch deleted. Merged (the delete after a
+ * merge), or the file agreeing with the log again (put back by hand), it has ended; otherwise
+ * the next restore `…-r<n>` is opened, its name derived from the abandoned one so handling the
+ * event again (or both the close and the delete of one branch) opens one. After
+ * `MAX_RESTORE_ATTEMPTS` the reactor stops reopening: it comments on the intake issue and fails
+ * the event, which lists it in the reactor's status, `/readyz` and its failures metric for an
+ * operator to decide.
+ */
+const reconcileAbandonedRestore = async (
+  deps: ReconcileDeps,
+  data: RepositoryDivergedData,
+  signal: AbortSignal,
+): Promise<void> => {
+  const { requestId, by } = data;
+  const restore = data.branch === undefined ? undefined : restoreBranchOf(data.branch);
+  if (data.branch === undefined || restore === undefined) return;
+  const abandoned = await deps.github.findPullRequest(data.branch);
+  if (abandoned?.merged) {
+    deps.logger.info({ requestId, branch: data.branch }, 'restore merged: the file is back');
+    return;
+  }
+  const path = requestFilePath(requestId);
+  const stream = await deps.readStream(requestStreamId(requestId));
+  const content = renderRecordedRequestFile(stream);
+  if (content === undefined) return;
+  const current = await deps.github.readBaseFile(path);
+  if (current !== undefined && agreeingFiles(stream).has(current)) {
+    deps.logger.info(
+      { requestId, branch: data.branch },
+      'restore abandoned, but the request file agrees with the log again',
+    );
+    return;
+  }
+  const next = restore.attempt + 1;
+  const what = abandoned
+    ? `#${abandoned.number} was closed without merging`
+    : `${data.branch} was deleted`;
+  if (next > MAX_RESTORE_ATTEMPTS) {
+    const issue = foldRequestStream(stream)?.intakeIssue?.number;
+    const message = `${path} still disagrees with the log after ${MAX_RESTORE_ATTEMPTS} restore pull requests (the last: ${what}, by ${by}); an operator must decide`;
+    if (issue !== undefined) {
+      await deps.github.ensureComment({
+        number: issue,
+        marker: `<!-- cogitave:restore-exhausted=${restore.first} -->`,
+        body: `\`${path}\` on the base branch still says something the log does not record: ${MAX_RESTORE_ATTEMPTS} pull requests restoring it were closed or deleted unmerged (the last by @${by}). Cogitave opens no more; a maintainer must put the file back or decide otherwise.`,
+      });
+    }
+    deps.logger.error({ requestId, branch: data.branch, by }, message);
+    throw new CogitaveError('FAILED_PRECONDITION', message, { requestId, branch: data.branch });
+  }
+  const branch = restoreAttemptBranch(restore.first, next);
+  const pull = await deps.github.ensureProposalPullRequest(
+    {
+      branch,
+      path,
+      content,
+      commitMessage: `${requestId}: restore ${path} (restore ${next} of ${MAX_RESTORE_ATTEMPTS})`,
+      title: `[${requestId}] restore ${path} (restore ${next} of ${MAX_RESTORE_ATTEMPTS})`,
+      body: [
+        `<!-- cogitave:restore=${restore.first}:${next} -->`,
+        `\`${path}\` on the base branch still says something the log does not record. An earlier restore (${data.branch}) ${what} by @${by}, so this one puts the file back instead.`,
+        '',
+        `Merging it changes no stage and needs no second maintainer. Cogitave opens at most ${MAX_RESTORE_ATTEMPTS} restores; after that an operator must decide.`,
+      ].join('\n'),
+      draft: false,
+    },
+    signal,
+  );
+  if (abandoned) {
+    await deps.github.ensureComment({
+      number: abandoned.number,
+      marker: `<!-- cogitave:restore-next=${branch} -->`,
+      body: `The request file still disagrees with the log; #${pull.number} restores it instead.`,
+    });
+  }
+  deps.logger.warn(
+    { requestId, abandoned: data.branch, restore: pull.number, attempt: next, by },
+    'restore pull request abandoned: the next one opened',
+  );
+};
+
 /** `RepositoryDiverged`: the repository and the log disagree (see divergence.ts). */
 export const reconcileDivergence = async (
   deps: ReconcileDeps,
@@ -250,6 +394,14 @@ export const reconcileDivergence = async (
   }
   if (data.kind === 'branch_deleted') {
     await reconcileDeletedBranch(deps, event, data);
+    return;
+  }
+  if (data.kind === 'proposal_branch_pushed') {
+    await reconcileBranchPush(deps, data);
+    return;
+  }
+  if (data.kind === 'restore_abandoned') {
+    await reconcileAbandonedRestore(deps, data, signal);
     return;
   }
   const { proposalId, pullNumber } = data;

@@ -16,13 +16,17 @@ import { isCogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import type { GovernanceService } from '../governance/service.js';
 import { recordDivergence, type RepositoryDivergedData } from '../governance/divergence.js';
+import { requestStreamId } from '../requests/events.js';
+import { findProposal } from '../requests/fold.js';
 import {
   INTAKE_LABEL,
   isRequestId,
   markerIn,
   proposalIdOfBranch,
   requestIdOfProposal,
+  restoreBranchOf,
 } from './markers.js';
+import { foldRequestStream } from './render.js';
 
 /**
  * POST /webhooks/github: applies maintainers' decisions made on GitHub.
@@ -41,7 +45,15 @@ import {
  *   reactor ends the proposal unless its pull request was merged.
  * - `push` to the base branch changing `requests/<id>.md` → recorded (`file_changed`) per
  *   request; the reactor compares the file with the log and restores it when they disagree.
- *   Both are recorded once per delivery (event ids derive from it), without a delivery record.
+ * - `push` to the branch of a pending proposal whose head is not the commit the reactor
+ *   recorded → recorded (`proposal_branch_pushed`, who pushed, the head); the reactor comments
+ *   that a merge applies only the recorded proposal. The branch's creation (no commits) and the
+ *   reactor's own commit are ignored.
+ * - A restore pull request (`cogitave/restore-…`) closed unmerged, or its branch deleted →
+ *   recorded (`restore_abandoned`); the reactor opens the next restore, bounded. A merged one
+ *   ends the disagreement and is ignored.
+ *   All of these are recorded once per delivery (event ids derive from it), without a delivery
+ *   record.
  * - Anything else → 200 "ignored", nothing appended, nothing recorded.
  *
  * A delivery (`X-GitHub-Delivery`, reused by redeliveries) is applied at most once: after its
@@ -159,9 +171,14 @@ const deleteSchema = z.object({
 });
 const pushSchema = z.object({
   ref: z.string(),
+  before: z.string().optional(),
   after: z.string(),
+  created: z.boolean().optional(),
   deleted: z.boolean().optional(),
+  forced: z.boolean().optional(),
   repository: repositorySchema,
+  // Who pushed, as git names them; `sender` is the GitHub account.
+  pusher: z.object({ name: z.string() }).optional(),
   sender: userSchema,
   commits: z
     .array(
@@ -174,6 +191,7 @@ const pushSchema = z.object({
     .optional(),
 });
 const REQUEST_FILE = /^requests\/([A-Za-z0-9-]+)\.md$/;
+const HEADS = 'refs/heads/';
 
 /** Facts about the repository, recorded for the reactor to reconcile (divergence.ts). */
 type Facts =
@@ -310,8 +328,95 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     return { ignore: `${name} deliveries are not used` };
   };
 
-  /** `delete` and `push` deliveries: what they tell about the repository, if anything. */
-  const facts = (name: string, payload: unknown): Facts => {
+  /** A restore pull request closed unmerged, or its branch deleted: the file stays wrong. */
+  const abandonedRestore = (
+    branch: string,
+    by: string,
+    pullNumber: number | null,
+  ): RepositoryDivergedData | undefined => {
+    const restore = restoreBranchOf(branch);
+    if (!restore) return undefined;
+    return {
+      requestId: restore.requestId,
+      proposalId: restore.proposalId,
+      kind: 'restore_abandoned',
+      pullNumber,
+      by,
+      mergeCommitSha: null,
+      branch,
+      reason:
+        pullNumber === null
+          ? `restore branch ${branch} deleted by ${by}`
+          : `restore pull request #${pullNumber} (${branch}) closed without merging by ${by}`,
+    };
+  };
+
+  /**
+   * A push to a proposal branch. Its head differs from the commit the reactor made (and
+   * recorded) → someone else's commits ride on the proposal. Pushes that add nothing (the
+   * branch's creation at an existing commit), the reactor's own commit, and branches of
+   * proposals already decided tell nothing and are ignored.
+   */
+  const proposalBranchPush = async (
+    push: z.infer<typeof pushSchema>,
+    proposalId: string,
+    requestId: string,
+  ): Promise<Facts> => {
+    const branch = push.ref.slice(HEADS.length);
+    if (push.deleted === true) return { ignore: `${branch} deleted (the delete delivery decides)` };
+    if (push.created === true && (push.commits ?? []).length === 0) {
+      return { ignore: `${branch} created at an existing commit: nothing pushed onto it` };
+    }
+    const view = foldRequestStream(await eventStore.readStream(requestStreamId(requestId)));
+    const proposal = view && findProposal(view, proposalId);
+    if (!proposal) return { ignore: `proposal ${proposalId} is not in the log` };
+    if (proposal.outcome !== 'pending') {
+      return { ignore: `proposal ${proposalId} is ${proposal.outcome} already` };
+    }
+    if (proposal.pullRequest?.headSha === push.after) {
+      return { ignore: `${push.after} is the commit the reactor made on ${branch}` };
+    }
+    const pusher = push.pusher?.name;
+    return {
+      facts: [
+        {
+          requestId,
+          proposalId,
+          kind: 'proposal_branch_pushed',
+          pullNumber: proposal.pullRequest?.pullNumber ?? null,
+          by: push.sender.login,
+          mergeCommitSha: push.after,
+          branch,
+          reason: `a ${push.forced === true ? 'force ' : ''}push by ${push.sender.login}${pusher !== undefined && pusher !== push.sender.login ? ` (as ${pusher})` : ''} moved ${branch} to ${push.after}, which is not the commit the reactor made for ${proposalId}`,
+        },
+      ],
+    };
+  };
+
+  /** `delete` and `push` deliveries (and restore pull requests): what they tell, if anything. */
+  const facts = async (name: string, payload: unknown): Promise<Facts> => {
+    if (name === 'pull_request') {
+      // Restore pull requests only; proposals' are decisions (route).
+      const parsed = pullRequestClosedSchema.safeParse(payload);
+      if (!parsed.success || restoreBranchOf(parsed.data.pull_request.head.ref) === undefined) {
+        return undefined;
+      }
+      const { repository, pull_request: pull, sender, action } = parsed.data;
+      if (!sameRepository(repository.full_name, options.repository)) {
+        return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
+      }
+      if (!pull.head.repo || !sameRepository(pull.head.repo.full_name, options.repository)) {
+        return { ignore: 'the head branch lives in another repository (a fork)' };
+      }
+      if (action !== 'closed') return { ignore: `restore pull request #${pull.number} ${action}` };
+      if (pull.merged === true) {
+        return {
+          ignore: `restore pull request #${pull.number} merged: the request file is back`,
+        };
+      }
+      const fact = abandonedRestore(pull.head.ref, sender.login, pull.number);
+      return fact ? { facts: [fact] } : undefined;
+    }
     if (name === 'delete') {
       const parsed = deleteSchema.safeParse(payload);
       if (!parsed.success) return { ignore: 'not a delete delivery' };
@@ -319,6 +424,8 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
       if (!sameRepository(repository.full_name, options.repository)) {
         return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
       }
+      const restore = refType === 'branch' ? abandonedRestore(ref, sender.login, null) : undefined;
+      if (restore) return { facts: [restore] };
       const proposalId = refType === 'branch' ? proposalIdOfBranch(ref) : undefined;
       const requestId = proposalId === undefined ? undefined : requestIdOfProposal(proposalId);
       if (proposalId === undefined || requestId === undefined) {
@@ -345,8 +452,16 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
       if (!sameRepository(repository.full_name, options.repository)) {
         return { ignore: `repository ${repository.full_name} is not ${options.repository}` };
       }
+      const proposalId = ref.startsWith(HEADS)
+        ? proposalIdOfBranch(ref.slice(HEADS.length))
+        : undefined;
+      const proposalRequestId =
+        proposalId === undefined ? undefined : requestIdOfProposal(proposalId);
+      if (proposalId !== undefined && proposalRequestId !== undefined) {
+        return proposalBranchPush(parsed.data, proposalId, proposalRequestId);
+      }
       const base = options.baseBranch ?? repository.default_branch;
-      if (base === undefined || ref !== `refs/heads/${base}` || parsed.data.deleted === true) {
+      if (base === undefined || ref !== `${HEADS}${base}` || parsed.data.deleted === true) {
         return { ignore: `a push to ${ref}, not to the base branch` };
       }
       const requestIds = new Set<string>();
@@ -471,7 +586,13 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     const log = logger.child({ delivery: deliveryId, event: name, action });
     if (name === 'ping') return { status: 200, body: { status: 'pong' } };
 
-    const told = facts(name, payload);
+    let told: Facts;
+    try {
+      told = await facts(name, payload);
+    } catch (error) {
+      log.error({ err: error }, 'webhook: reading the log failed');
+      return problem(503, 'Service Unavailable', 'not recorded now; redeliver it later');
+    }
     if (told !== undefined) {
       if ('ignore' in told) {
         log.debug({ reason: told.ignore }, 'webhook ignored');

@@ -20,6 +20,14 @@ import type { EventStore } from '../event-store/types.js';
  *   hand, or by a merge). The reactor compares the file with the log: the recorded file, or the
  *   one a pending proposal proposes (its merge is being decided), agree; anything else → a
  *   pull request restoring the recorded file.
+ * - `proposal_branch_pushed`: someone pushed to a pending proposal's branch, so its head is no
+ *   longer the commit the reactor made (and recorded). A merge still applies only what the log
+ *   records; the reactor comments on the pull request saying so, and after the merge the
+ *   `file_changed` path restores a request file that disagrees with the log.
+ * - `restore_abandoned`: a pull request restoring a request file was closed unmerged, or its
+ *   branch deleted, while the file still disagrees with the log → the reactor opens the next
+ *   restore (`…-r<n>`), at most `MAX_RESTORE_ATTEMPTS` in all, then leaves it to an operator
+ *   (a comment on the intake issue, an error log, a failure in the reactor's status).
  */
 export const REPOSITORY_DIVERGED = 'RepositoryDiverged';
 export const DIVERGENCE_STREAM_PREFIX = 'github-divergence-';
@@ -30,13 +38,24 @@ export interface RepositoryDivergedData {
   readonly requestId: string;
   /** Null for `file_changed`, which concerns the request's file, not a proposal. */
   readonly proposalId: string | null;
-  readonly kind: 'merged_after_decision' | 'reopened' | 'branch_deleted' | 'file_changed';
-  /** Null when no pull request is known (`branch_deleted`, `file_changed`). */
+  readonly kind:
+    | 'merged_after_decision'
+    | 'reopened'
+    | 'branch_deleted'
+    | 'file_changed'
+    | 'proposal_branch_pushed'
+    | 'restore_abandoned';
+  /** Null when no pull request is known (`branch_deleted`, `file_changed`, a deleted branch). */
   readonly pullNumber: number | null;
-  /** The GitHub login that merged, reopened, deleted or pushed. */
+  /** The GitHub login that merged, reopened, deleted, closed or pushed. */
   readonly by: string;
-  /** The merge commit, or for `file_changed` the head commit of the push. */
+  /**
+   * The merge commit, or for `file_changed` and `proposal_branch_pushed` the head commit of the
+   * push.
+   */
   readonly mergeCommitSha: string | null;
+  /** `restore_abandoned`: the restore branch that was deleted or whose pull request closed. */
+  readonly branch?: string;
   /** What the log says about the proposal, for the comment. */
   readonly reason: string;
 }

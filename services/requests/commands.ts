@@ -78,6 +78,8 @@ export interface ProposalPullRequestInput {
   readonly branch: string;
   readonly pullNumber: number;
   readonly pullUrl: string;
+  /** The commit the reactor made on the branch, so a later head is known to be a push. */
+  readonly headSha?: string | undefined;
 }
 
 export interface IntakeDecisionInput {

@@ -245,11 +245,19 @@ const recordPullRequest = (
       { requestId: input.requestId, proposalId: input.proposalId, recorded: known },
     );
   }
-  const { requestId, proposalId, repository, branch, pullNumber, pullUrl } = input;
+  const { requestId, proposalId, repository, branch, pullNumber, pullUrl, headSha } = input;
   return [
     {
       type: 'ProposalPullRequestOpened',
-      data: { requestId, proposalId, repository, branch, pullNumber, pullUrl },
+      data: {
+        requestId,
+        proposalId,
+        repository,
+        branch,
+        pullNumber,
+        pullUrl,
+        ...(headSha === undefined ? {} : { headSha }),
+      },
     },
   ];
 };

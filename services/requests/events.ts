@@ -84,6 +84,11 @@ export interface ProposalPullRequestOpened {
     readonly branch: string;
     readonly pullNumber: number;
     readonly pullUrl: string;
+    /**
+     * The commit the reactor made on the branch (the request file at the proposed stage):
+     * a later head is someone else's push. Absent in events recorded before it was kept.
+     */
+    readonly headSha?: string;
   };
 }
 

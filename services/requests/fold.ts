@@ -33,6 +33,8 @@ export interface ProposalRecord {
     readonly branch: string;
     readonly pullNumber: number;
     readonly pullUrl: string;
+    /** The reactor's commit on the branch, when recorded. */
+    readonly headSha?: string;
   } | null;
   readonly outcome: ProposalOutcome;
   /** Who approved or rejected it, how and when; null while pending. */
@@ -212,8 +214,17 @@ export const evolveRequest = (
         ...record,
         ...bookkeeping,
         proposals: updateProposal(record, event.data.proposalId, (proposal) => {
-          const { repository, branch, pullNumber, pullUrl } = event.data;
-          return { ...proposal, pullRequest: { repository, branch, pullNumber, pullUrl } };
+          const { repository, branch, pullNumber, pullUrl, headSha } = event.data;
+          return {
+            ...proposal,
+            pullRequest: {
+              repository,
+              branch,
+              pullNumber,
+              pullUrl,
+              ...(headSha === undefined ? {} : { headSha }),
+            },
+          };
         }),
       };
     case 'StageAdvanceApproved': {

@@ -64,6 +64,10 @@ export const proposalPullRequestInputSchema = z.strictObject({
   branch: text(250, 'the proposal branch'),
   pullNumber: positiveInt,
   pullUrl: z.url({ protocol: /^https?$/ }),
+  headSha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/, { error: 'must be a 40-character lower-case hex commit sha' })
+    .optional(),
 });
 
 const viaSchema = z.enum(['github', 'local'], { error: 'must be "github" or "local"' });
