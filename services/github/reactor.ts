@@ -48,7 +48,9 @@ import {
  *   intake issue → `recordProposalPullRequest`.
  * - `StageAdvanceRejected` because a merge did not count → a comment on that pull request and
  *   a pull request restoring the request file (reconcile.ts); `RepositoryDiverged` (a merge after
- *   the proposal ended, a reopened pull request) → the same restore, or a comment and closing.
+ *   the proposal ended, a reopened pull request, a deleted branch, a hand-edited file, a push onto
+ *   a proposal branch, an abandoned restore) → the same restore, a comment, closing, or the next
+ *   restore (see divergence.ts).
  *
  * Every step is idempotent (look-up before create, deterministic names, command ids derived
  * from the event id), so handling an event again after a retry or a crash changes nothing. The

@@ -113,6 +113,9 @@ describe('GitHub reactor', () => {
       branch,
       pullNumber: pull!.number,
       pullUrl: pull!.html_url,
+      // The reactor's own commit, so a push by anyone else onto the branch is told apart.
+      headSha: h.double.listRefs(OWNER, REPO).find((ref) => ref.ref === `refs/heads/${branch}`)
+        ?.sha,
     });
     await reactor.stop();
     expect(h.double.violations).toEqual([]);

@@ -379,6 +379,23 @@ describe('RecordProposalPullRequest', () => {
     ).toEqual([{ type: 'ProposalPullRequestOpened', data: pull(1) }]);
   });
 
+  it('given a pending proposal, when its PR is recorded with the commit the reactor made, then the event keeps that commit and the fold holds it', () => {
+    const headSha = 'ab'.repeat(20);
+    const events = decide(
+      { type: 'RecordProposalPullRequest', input: { ...pull(1), headSha }, meta: meta() },
+      pending(),
+    );
+    expect(events).toEqual([{ type: 'ProposalPullRequestOpened', data: { ...pull(1), headSha } }]);
+    const state = given(
+      requestProposed(),
+      stageAdvanceProposed(1, 'proposed', 'accepted'),
+      ...events,
+    );
+    expect(state?.proposals.find((p) => p.proposalId === pid(1))?.pullRequest).toMatchObject({
+      headSha,
+    });
+  });
+
   it('given its PR is recorded, when recorded again, then no events', () => {
     const state = given(requestProposed(), stageAdvanceProposed(1, 'proposed', 'accepted'), {
       type: 'ProposalPullRequestOpened',
