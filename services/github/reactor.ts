@@ -26,7 +26,11 @@ import {
 import type { Leadership, Lease } from './leadership.js';
 import { proposalBranch, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
-import { reconcileDivergence, reconcileUncountedMerge } from './reconcile.js';
+import {
+  reconcileCountedMerge,
+  reconcileDivergence,
+  reconcileUncountedMerge,
+} from './reconcile.js';
 import { findProposal } from '../requests/fold.js';
 import {
   foldRequestStream,
@@ -46,6 +50,8 @@ import {
  * - `StageAdvanceProposed` → branch `cogitave/<proposalId>` from the base branch, a commit of
  *   `requests/<requestId>.md` at the proposed stage, a draft pull request referencing the
  *   intake issue → `recordProposalPullRequest`.
+ * - `StageAdvanceApproved` by a merge → the merged request file is compared with the log and
+ *   restored when commits pushed onto the proposal branch changed it (reconcile.ts).
  * - `StageAdvanceRejected` because a merge did not count → a comment on that pull request and
  *   a pull request restoring the request file (reconcile.ts); `RepositoryDiverged` (a merge after
  *   the proposal ended, a reopened pull request, a deleted branch, a hand-edited file, a push onto
@@ -70,6 +76,7 @@ const FILTER: EventFilter = {
   eventTypes: [
     'RequestProposed',
     'StageAdvanceProposed',
+    'StageAdvanceApproved',
     'StageAdvanceRejected',
     REPOSITORY_DIVERGED,
   ],
@@ -336,6 +343,8 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
         return onRequestProposed(event, signal);
       case 'StageAdvanceProposed':
         return onStageAdvanceProposed(event, signal);
+      case 'StageAdvanceApproved':
+        return reconcileCountedMerge(reconcileDeps, event, signal);
       case 'StageAdvanceRejected':
         return reconcileUncountedMerge(reconcileDeps, event, signal);
       case REPOSITORY_DIVERGED:

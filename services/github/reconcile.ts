@@ -1,6 +1,10 @@
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RepositoryDivergedData } from '../governance/divergence.js';
-import { requestStreamId, type StageAdvanceRejected } from '../requests/events.js';
+import {
+  requestStreamId,
+  type StageAdvanceApproved,
+  type StageAdvanceRejected,
+} from '../requests/events.js';
 import { findProposal } from '../requests/fold.js';
 import { CogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
@@ -161,17 +165,29 @@ const agreeingFiles = (stream: readonly RecordedEvent[]): Set<string> => {
   return agreeing;
 };
 
+interface FileCheck {
+  readonly requestId: string;
+  readonly by: string;
+  /** The commit that changed the file: names the restore branch, so each is opened once. */
+  readonly commit: string;
+  /** Set when the check follows a counted merge, not a push seen on the base branch. */
+  readonly mergedPull?: number;
+}
+
 /**
- * A push changed `requests/<id>.md` on the base branch. When the file now says something the
- * log does not (edited or deleted by hand), a pull request puts the recorded file back.
+ * The request file on the base branch, held to the log: after a push changed it, and after a
+ * merge counted (whichever is delivered first). When the file says something the log does not
+ * (edited or deleted by hand, or commits pushed onto a proposal branch came with its merge), a
+ * pull request puts the recorded file back. While a pending proposal's pull request is merged on
+ * GitHub but its decision not yet recorded, the push waits for that decision, which checks again:
+ * the restore must carry the file of the stage the merge decides.
  */
 const reconcileFileChange = async (
   deps: ReconcileDeps,
-  data: RepositoryDivergedData,
+  check: FileCheck,
   signal: AbortSignal,
 ): Promise<void> => {
-  const { requestId, by } = data;
-  const commit = data.mergeCommitSha ?? 'unknown';
+  const { requestId, by, commit, mergedPull } = check;
   const path = requestFilePath(requestId);
   const stream = await deps.readStream(requestStreamId(requestId));
   const content = renderRecordedRequestFile(stream);
@@ -181,7 +197,24 @@ const reconcileFileChange = async (
     deps.logger.debug({ requestId, commit }, 'request file on the base branch agrees with the log');
     return;
   }
+  if (mergedPull === undefined) {
+    for (const proposal of foldRequestStream(stream)?.proposals ?? []) {
+      if (proposal.outcome !== 'pending') continue;
+      const pull = await deps.github.findPullRequest(proposalBranch(proposal.proposalId));
+      if (pull?.merged) {
+        deps.logger.info(
+          { requestId, commit, proposalId: proposal.proposalId, pull: pull.number },
+          'request file changed by a merge not yet decided: checked again once it is',
+        );
+        return;
+      }
+    }
+  }
   const what = current === undefined ? 'deleted' : 'edited';
+  const cause =
+    mergedPull === undefined
+      ? `A push by @${by} (${commit}) ${what} \`${path}\` on the base branch outside any proposal`
+      : `The merge of #${mergedPull} by @${by} (${commit}) ${what} \`${path}\` on the base branch beyond what the proposal records (commits pushed onto its branch)`;
   const restore = await deps.github.ensureProposalPullRequest(
     {
       branch: fileRestoreBranch(requestId, commit),
@@ -191,7 +224,7 @@ const reconcileFileChange = async (
       title: `[${requestId}] restore ${path}: ${what} outside a proposal`,
       body: [
         fileChangedMarker(requestId, commit),
-        `A push by @${by} (${commit}) ${what} \`${path}\` on the base branch outside any proposal, so the file no longer says what the log records.`,
+        `${cause}, so the file no longer says what the log records.`,
         '',
         'Merging this pull request puts the file back to the recorded state. It changes no stage and needs no second maintainer; a stage change is proposed through Cogitave, not by editing the file.',
       ].join('\n'),
@@ -200,8 +233,32 @@ const reconcileFileChange = async (
     signal,
   );
   deps.logger.warn(
-    { requestId, commit, by, restore: restore.number },
+    { requestId, commit, by, restore: restore.number, mergedPull },
     `request file ${what} outside a proposal: restore pull request opened`,
+  );
+};
+
+/** `StageAdvanceApproved` by a merge: the merged request file must be the recorded one. */
+export const reconcileCountedMerge = async (
+  deps: ReconcileDeps,
+  event: RecordedEvent,
+  signal: AbortSignal,
+): Promise<void> => {
+  const { requestId, proposalId, approvedBy, via, mergeCommitSha } = (
+    event as RecordedEvent<string, StageAdvanceApproved['data']>
+  ).data;
+  if (via !== 'github' || mergeCommitSha === null) return;
+  const view = foldRequestStream(await deps.readStream(event.streamId));
+  const pullNumber = (view && findProposal(view, proposalId))?.pullRequest?.pullNumber;
+  await reconcileFileChange(
+    deps,
+    {
+      requestId,
+      by: approvedBy.replace(/^github:/, ''),
+      commit: mergeCommitSha,
+      mergedPull: pullNumber ?? 0,
+    },
+    signal,
   );
 };
 
@@ -389,7 +446,8 @@ export const reconcileDivergence = async (
 ): Promise<void> => {
   const data = (event as RecordedEvent<string, RepositoryDivergedData>).data;
   if (data.kind === 'file_changed') {
-    await reconcileFileChange(deps, data, signal);
+    const check = { requestId: data.requestId, by: data.by };
+    await reconcileFileChange(deps, { ...check, commit: data.mergeCommitSha ?? 'unknown' }, signal);
     return;
   }
   if (data.kind === 'branch_deleted') {

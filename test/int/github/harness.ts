@@ -220,7 +220,15 @@ export const reactorCaughtUp = async (
   const { rows } = await harness.database.pool.query<{ tx: string; pos: string }>(
     `SELECT transaction_id::text AS tx, position::text AS pos FROM event_store.events
       WHERE event_type = ANY($1::text[]) ORDER BY transaction_id DESC, position DESC LIMIT 1`,
-    [['RequestProposed', 'StageAdvanceProposed', 'StageAdvanceRejected', 'RepositoryDiverged']],
+    [
+      [
+        'RequestProposed',
+        'StageAdvanceProposed',
+        'StageAdvanceApproved',
+        'StageAdvanceRejected',
+        'RepositoryDiverged',
+      ],
+    ],
   );
   const newest = rows[0];
   if (!newest) return;

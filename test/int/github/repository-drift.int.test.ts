@@ -10,12 +10,21 @@ import {
   renderRecordedRequestFile,
 } from '../../../services/github/reconcile.js';
 import type { RepositoryDivergedData } from '../../../services/governance/divergence.js';
-import { OWNER, REPO, proposeAcceptance, reactorCaughtUp, requestEvents } from './harness.js';
+import {
+  OWNER,
+  REPO,
+  proposeAcceptance,
+  proposeIntake,
+  reactorCaughtUp,
+  requestEvents,
+  waitFor,
+} from './harness.js';
 import { PRINCIPALS, example, webhookWorldForFile, type Json } from './webhook-world.js';
 
 /**
- * GitHub and the log disagreeing outside a decision: a proposal branch deleted, a request file
- * edited or deleted by hand on the base branch. Real `delete` and `push` payloads of
+ * GitHub and the log disagreeing outside a decision: a proposal branch deleted or pushed onto, a
+ * request file edited or deleted by hand on the base branch, a restore pull request closed or its
+ * branch deleted unmerged. Real `delete`, `push` and `pull_request` payloads of
  * @octokit/webhooks-examples, patched to the double's repository and objects and signed, over
  * HTTP; each case is detected and reconciled by the reactor, none is waited on.
  */
@@ -387,6 +396,84 @@ describe('a push to a proposal branch before its merge', () => {
     expect(warnings()).toHaveLength(1);
     expect(h().double.listPullRequests(OWNER, REPO)).toHaveLength(pullsBefore);
     expect(h().double.violations).toEqual([]);
+  });
+
+  it('given commits pushed onto a proposal branch, when the push of its merge is delivered and reconciled before the merge itself, then the restore waits for the decision and carries the file of the approved stage', async () => {
+    const { requestId, proposalId, pull } = await world().proposalWithPull(
+      12,
+      'token:octocat-agent',
+    );
+    const branch = `cogitave/${proposalId}`;
+    const path = `requests/${requestId}.md`;
+    const proposed = h().double.listFiles(OWNER, REPO, (await recordedHead(requestId)) ?? '')[path];
+    h().double.commitFile(
+      OWNER,
+      REPO,
+      branch,
+      { path, content: '---\nstage: done\n---\npushed before the merge\n' },
+      { by: 'intern-bot' },
+    );
+    const merge = h().double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'grace' });
+    const mergeSha = String(merge.merge_commit_sha);
+    const restore = fileRestoreBranch(requestId, mergeSha);
+
+    await world().deliver('push', pushPayload(mergeSha, 'grace', { modified: [path] }));
+    await world().runReactor();
+    // The merge decides first: no restore of the file of a stage the log has not reached yet.
+    expect(pullOfBranch(restore)).toBeUndefined();
+
+    const merged = await world().deliver('pull_request', world().pullPayload(pull, 'grace'));
+    expect(merged.body).toMatchObject({ status: 'applied', command: 'approveProposal' });
+    await world().runReactor();
+    expect(h().double.listFiles(OWNER, REPO, restore)[path]).toBe(proposed);
+    expect(pullOfBranch(restore)?.body ?? '').toContain(`The merge of #${pull} by @grace`);
+    expect(
+      h()
+        .double.listPullRequests(OWNER, REPO)
+        .filter((candidate) => candidate.head.ref.startsWith(`cogitave/restore-${requestId}`)),
+    ).toHaveLength(1);
+  });
+
+  it('given the reactor made its commit but had not recorded it yet, when that push is delivered, then it is recorded as a push but the reactor, once it recorded its commit, says nothing', async () => {
+    const requestId = await proposeIntake(h().handlers, 11, 'token:octocat-agent');
+    const proposalId = await proposeAcceptance(h().handlers, requestId, 'token:octocat-agent');
+    const branch = `cogitave/${proposalId}`;
+    // A reactor that does the GitHub work but cannot record it (as if it died right after).
+    const doomed = h().reactor(h().client(), {
+      name: 'github-reactor-doomed-push',
+      handlers: {
+        ...h().handlers,
+        recordProposalPullRequest: () =>
+          Promise.reject(Object.assign(new Error('crashed'), { status: 503 })),
+      },
+    });
+    doomed.start();
+    await waitFor(
+      () => doomed.status().retrying?.type === 'StageAdvanceProposed',
+      10_000,
+      'the doomed reactor to retry',
+    );
+    await doomed.stop();
+    const own = h()
+      .double.listRefs(OWNER, REPO)
+      .find((r) => r.ref === `refs/heads/${branch}`)?.sha;
+    expect(own).toBeDefined();
+    expect(await recordedHead(requestId)).toBeUndefined();
+
+    const answer = await world().deliver(
+      'push',
+      pushPayload(own ?? '', 'octocat', { modified: [`requests/${requestId}.md`] }, branch),
+    );
+    expect(answer.body).toMatchObject({ status: 'recorded', kinds: ['proposal_branch_pushed'] });
+    await world().runReactor();
+    expect(await recordedHead(requestId)).toBe(own);
+    const pull = pullOfBranch(branch);
+    expect(pull).toBeDefined();
+    expect(
+      h()
+        .double.listComments(OWNER, REPO, pull?.number ?? 0)
+        .filter((c) => (c.body ?? '').includes('cogitave:branch-pushed')),
+    ).toEqual([]);
   });
 
   it('given a push to the branch of a proposal already decided, when delivered, then it is ignored', async () => {

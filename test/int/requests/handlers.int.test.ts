@@ -190,12 +190,27 @@ describe('request command handlers (Postgres)', () => {
           { ...meta(2026), commandId: 'not-a-uuid' },
         )
         .catch((e: unknown) => e),
+      handlers
+        .recordProposalPullRequest(
+          {
+            requestId: 'req-2026-0001',
+            proposalId: 'req-2026-0001-p1',
+            repository: 'cogitave/requests',
+            branch: 'cogitave/req-2026-0001-p1',
+            pullNumber: 5,
+            pullUrl: 'https://github.com/cogitave/requests/pull/5',
+            headSha: 'main',
+          },
+          meta(2026),
+        )
+        .catch((e: unknown) => e),
     ]);
     for (const failure of failures) expect(failure).toBeInstanceOf(InvalidArgument);
     expect(String(failures[0])).toContain('acceptanceCriteria.0: "It should be fast"');
     expect(String(failures[1])).toContain('toStage: must be one of proposed, accepted');
     expect(String(failures[2])).toContain('requestId: must be a request id like "req-2026-0042"');
     expect(String(failures[3])).toContain('commandId: must be a UUID');
+    expect(String(failures[4])).toContain('headSha: must be a 40-character lower-case hex');
     expect(await head()).toBe(before);
   });
 
