@@ -4,7 +4,11 @@ import { Webhooks } from '@octokit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHttpServer } from '../../../mcp-gateway/http/server.js';
 import { createGitHubOperations } from '../../../services/github/operations.js';
-import { renderProposalPullBody, foldRequestStream } from '../../../services/github/render.js';
+import {
+  renderProposalPullBody,
+  renderRequestFile,
+  foldRequestStream,
+} from '../../../services/github/render.js';
 import { findProposal } from '../../../services/requests/fold.js';
 import {
   DELIVERY_EVENT_TYPE,
@@ -317,12 +321,15 @@ describe('GitHub webhooks', () => {
       repository: REPOSITORY,
       logger: silentLogger,
     });
-    const view = foldRequestStream(await requestEvents(h, requestId))!;
+    const events = await requestEvents(h, requestId);
+    const view = foldRequestStream(events)!;
     const proposal = findProposal(view, proposalId)!;
+    // The file the reactor writes: after the merge the base branch agrees with the log.
+    const then = foldRequestStream(events, BigInt(proposal.revision))!;
     const pull = await operations.ensureProposalPullRequest({
       branch: `cogitave/${proposalId}`,
       path: `requests/${requestId}.md`,
-      content: `# ${requestId}\n\nstage: accepted\n`,
+      content: renderRequestFile(then, proposal),
       commitMessage: 'propose',
       title: `[${requestId}] proposed → accepted`,
       body: renderProposalPullBody(view, proposal, undefined),
