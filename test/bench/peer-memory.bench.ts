@@ -30,6 +30,10 @@
  * spread evenly over the build, so the rates still average over the graph growing from empty,
  * in a k-th of the time (the peer's edge sample is then not needed).
  *
+ * Both warm up untimed first: BENCH_WARM_UP (default 300) calls each of adding a node, adding
+ * an edge and reading neighbours, one item per call (ours on a network of its own; the memory
+ * server then deletes its warm-up entities, so its file is empty again when timing starts).
+ *
  * Durability: ours answers once its append has committed on server Postgres (the run prints
  * `fsync` and `synchronous_commit`); the memory server writes its file without fsync.
  *
@@ -85,6 +89,7 @@ const settings = {
   memoryPerCall: intFrom('BENCH_MEMORY_PER_CALL', 1) !== 0,
   peerEdgeSample: intFrom('BENCH_PEER_EDGE_SAMPLE', 2000),
   timedEvery: Math.max(1, intFrom('BENCH_TIMED_EVERY', 1)),
+  warmUp: intFrom('BENCH_WARM_UP', 300),
 };
 
 /** Ours 1 per call ÷ memory server 1 per call, by graph size (nodes); sizes not named have none. */
@@ -205,7 +210,8 @@ const oursTarget = async (batch: number): Promise<PeerTarget> => {
         : `cogitave network_* (${String(batch)} per call)`,
     batch,
     setUp: async () => {
-      // Untimed warm-up on a network of its own: the first call of each tool loads its modules.
+      // Untimed warm-up on a network of its own: the first call of each tool loads its modules,
+      // and BENCH_WARM_UP calls of each kind let the JIT settle, as the memory server's do.
       const warm = `${NETWORK}_warm_up`;
       await call(client, 'network_create', { network_name: warm });
       await call(client, 'network_add_node', { network_name: warm, node_id: 'a' });
@@ -216,7 +222,20 @@ const oursTarget = async (batch: number): Promise<PeerTarget> => {
         edges: [{ source: 'b', target: 'a' }],
       });
       await call(client, 'network_get_neighbors', { network_name: warm, node_id: 'a' });
+      for (let i = 0; i < settings.warmUp; i += 1) {
+        await call(client, 'network_add_node', { network_name: warm, node_id: `w${String(i)}` });
+        await call(client, 'network_add_edge', {
+          network_name: warm,
+          source: 'a',
+          target: `w${String(i)}`,
+        });
+        await call(client, 'network_get_neighbors', {
+          network_name: warm,
+          node_id: `w${String(i)}`,
+        });
+      }
       await call(client, 'network_create', { network_name: NETWORK });
+      await call(client, 'network_list', { limit: 1 });
     },
     addNodes: async (ids) => {
       if (ids.length === 1) {
@@ -284,7 +303,22 @@ const memoryTarget = async (batch: number): Promise<PeerTarget> => {
   return {
     label: `memory server (${String(batch)} per call)`,
     batch,
-    setUp: () => Promise.resolve(),
+    setUp: async () => {
+      // The same warm-up as ours, then removed: its file is empty again when timing starts.
+      const names: string[] = [];
+      for (let i = 0; i < settings.warmUp; i += 1) {
+        const name = `warm-up-${String(i)}`;
+        names.push(name);
+        await call(client, 'create_entities', {
+          entities: [{ name, entityType: 'node', observations: [] }],
+        });
+        await call(client, 'create_relations', {
+          relations: [{ from: names[0]!, to: name, relationType: 'links' }],
+        });
+        await call(client, 'open_nodes', { names: [name] });
+      }
+      if (names.length > 0) await call(client, 'delete_entities', { entityNames: names });
+    },
     durability: () => Promise.resolve('writes its JSONL file on every call, without fsync'),
     settle: () => Promise.resolve(),
     addNodes: async (ids) => {
