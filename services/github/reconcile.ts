@@ -202,7 +202,9 @@ const reconcileFileChange = async (
       if (proposal.outcome !== 'pending') continue;
       const pull = await deps.github.findPullRequest(proposalBranch(proposal.proposalId));
       if (pull?.merged) {
-        deps.logger.info(
+        // Its decision (a counted merge, or one that does not count) checks the file again; a
+        // merge whose delivery never arrives leaves the proposal pending, which this names.
+        deps.logger.warn(
           { requestId, commit, proposalId: proposal.proposalId, pull: pull.number },
           'request file changed by a merge not yet decided: checked again once it is',
         );
@@ -214,7 +216,7 @@ const reconcileFileChange = async (
   const cause =
     mergedPull === undefined
       ? `A push by @${by} (${commit}) ${what} \`${path}\` on the base branch outside any proposal`
-      : `The merge of #${mergedPull} by @${by} (${commit}) ${what} \`${path}\` on the base branch beyond what the proposal records (commits pushed onto its branch)`;
+      : `The merge${mergedPull > 0 ? ` of #${mergedPull}` : ''} by @${by} (${commit}) ${what} \`${path}\` on the base branch beyond what the proposal records (commits pushed onto its branch)`;
   const restore = await deps.github.ensureProposalPullRequest(
     {
       branch: fileRestoreBranch(requestId, commit),
