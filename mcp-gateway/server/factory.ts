@@ -11,6 +11,7 @@ import type { GatewayServices } from '../services.js';
 import { readScopeOf, type ReadScope } from '../../services/access/grants.js';
 import { indexExtension, type GatewayExtension } from './extension.js';
 import { SERVER_ICON } from './icons.js';
+import { spaced } from './spacing.js';
 import { serverInstructions } from './instructions.js';
 import { getPrompt, listPrompts, PROMPT_NAMES } from './prompts.js';
 import { GatewayServer, invalidParams } from './protocol.js';
@@ -62,6 +63,8 @@ export interface McpGateway {
 }
 
 const SERVER_NAME = 'cogitave-core';
+/** At most one `notifications/resources/list_changed` per session in this window. */
+const LIST_CHANGED_SPACING_MS = 100;
 
 /**
  * These lists answer in one page, so no cursor can be valid: a client passing one is told so
@@ -228,6 +231,13 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         return {};
       });
     }
+    const notDelivered = (error: unknown): void => {
+      logger.debug({ err: error }, 'change notification not delivered');
+    };
+    // "The list changed" carries nothing but the fact: one per window says all a burst says.
+    const listChanged = spaced(LIST_CHANGED_SPACING_MS, () => {
+      server.sendResourceListChanged().catch(notDelivered);
+    });
     const deliver = async (signal: ChangeSignal): Promise<void> => {
       const delivery = scopeDelivery(
         scope,
@@ -235,16 +245,15 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         era === 'legacy' ? subscriptions.deliveryFor(signal) : modernDeliveryFor(signal),
       );
       for (const uri of delivery.updated) await server.sendResourceUpdated({ uri });
-      if (delivery.listChanged) await server.sendResourceListChanged();
+      if (delivery.listChanged) listChanged.request();
     };
     const stop = services.changes.onChange((signal) => {
-      deliver(signal).catch((error: unknown) => {
-        logger.debug({ err: error }, 'change notification not delivered');
-      });
+      deliver(signal).catch(notDelivered);
     });
     const previous = server.onclose;
     server.onclose = () => {
       stop();
+      listChanged.stop();
       previous?.();
     };
   };
