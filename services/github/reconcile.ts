@@ -152,10 +152,8 @@ export const fileRestoreBranch = (requestId: string, commit: string): string =>
   `${BRANCH_PREFIX}restore-${requestId}-${commit.slice(0, 12)}`;
 
 /** Files the repository may hold without disagreeing: the recorded one, or a pending proposal's. */
-const agreeingFiles = (stream: readonly RecordedEvent[]): Set<string> => {
-  const agreeing = new Set<string>();
-  const recorded = renderRecordedRequestFile(stream);
-  if (recorded !== undefined) agreeing.add(recorded);
+const agreeingFiles = (stream: readonly RecordedEvent[], recorded: string): Set<string> => {
+  const agreeing = new Set<string>([recorded]);
   const view = foldRequestStream(stream);
   for (const proposal of view?.proposals ?? []) {
     if (proposal.outcome !== 'pending') continue;
@@ -163,6 +161,32 @@ const agreeingFiles = (stream: readonly RecordedEvent[]): Set<string> => {
     if (then) agreeing.add(renderRequestFile(then, proposal));
   }
   return agreeing;
+};
+
+type BaseFileCheck =
+  /** The request has no recorded file yet: nothing to hold the repository to. */
+  | { readonly kind: 'unrecorded' }
+  | { readonly kind: 'agrees' }
+  | {
+      readonly kind: 'disagrees';
+      readonly path: string;
+      readonly stream: readonly RecordedEvent[];
+      /** The recorded file, which a restore puts back. */
+      readonly content: string;
+      /** What the base branch holds; undefined when the file was deleted. */
+      readonly current: string | undefined;
+    };
+
+/** The request file on the base branch, held to the log. */
+const checkBaseFile = async (deps: ReconcileDeps, requestId: string): Promise<BaseFileCheck> => {
+  const path = requestFilePath(requestId);
+  const stream = await deps.readStream(requestStreamId(requestId));
+  const content = renderRecordedRequestFile(stream);
+  if (content === undefined) return { kind: 'unrecorded' };
+  const current = await deps.github.readBaseFile(path);
+  if (current !== undefined && agreeingFiles(stream, content).has(current))
+    return { kind: 'agrees' };
+  return { kind: 'disagrees', path, stream, content, current };
 };
 
 interface FileCheck {
@@ -188,15 +212,12 @@ const reconcileFileChange = async (
   signal: AbortSignal,
 ): Promise<void> => {
   const { requestId, by, commit, mergedPull } = check;
-  const path = requestFilePath(requestId);
-  const stream = await deps.readStream(requestStreamId(requestId));
-  const content = renderRecordedRequestFile(stream);
-  if (content === undefined) return;
-  const current = await deps.github.readBaseFile(path);
-  if (current !== undefined && agreeingFiles(stream).has(current)) {
+  const file = await checkBaseFile(deps, requestId);
+  if (file.kind === 'agrees') {
     deps.logger.debug({ requestId, commit }, 'request file on the base branch agrees with the log');
-    return;
   }
+  if (file.kind !== 'disagrees') return;
+  const { path, stream, content, current } = file;
   if (mergedPull === undefined) {
     for (const proposal of foldRequestStream(stream)?.proposals ?? []) {
       if (proposal.outcome !== 'pending') continue;
@@ -380,18 +401,15 @@ const reconcileAbandonedRestore = async (
     deps.logger.info({ requestId, branch: data.branch }, 'restore merged: the file is back');
     return;
   }
-  const path = requestFilePath(requestId);
-  const stream = await deps.readStream(requestStreamId(requestId));
-  const content = renderRecordedRequestFile(stream);
-  if (content === undefined) return;
-  const current = await deps.github.readBaseFile(path);
-  if (current !== undefined && agreeingFiles(stream).has(current)) {
+  const file = await checkBaseFile(deps, requestId);
+  if (file.kind === 'agrees') {
     deps.logger.info(
       { requestId, branch: data.branch },
       'restore abandoned, but the request file agrees with the log again',
     );
-    return;
   }
+  if (file.kind !== 'disagrees') return;
+  const { path, stream, content } = file;
   const next = restore.attempt + 1;
   const what = abandoned
     ? `#${abandoned.number} was closed without merging`
