@@ -105,8 +105,11 @@ const escapeText = (text: string): string =>
  * only backslashes are left to double, found by a plain search rather than a regex over
  * every character of documents that are often kilobytes long.
  */
-const escapeJson = (json: string | undefined): string =>
-  json === undefined ? '\\N' : json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+const escapeJson = (json: string | undefined): string => {
+  // A function or a symbol has no JSON text: refused rather than written as some column value.
+  if (json === undefined) throw new TypeError('a COPY value has no JSON representation');
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+};
 
 /**
  * One value in COPY's text format: null as `\N`, strings escaped, numbers and bigints as
@@ -174,8 +177,8 @@ export class CopyText {
 
   /** Writes `texts` as one line: tab-separated, newline-terminated. */
   private addLine(): void {
-    // One flat string per line: joined by `+=` it was a rope of small pieces to allocate,
-    // flatten and collect per row, and a write per value costs more calls than it saves.
+    // One flat string and one write per line: a line grown by `+=` is a rope of small
+    // pieces to flatten and collect, and a write per value costs more calls than it saves.
     const line = this.texts.join('\t');
     // UTF-8 takes at most 3 bytes per UTF-16 unit; then the newline.
     const most = line.length * 3 + 1;
