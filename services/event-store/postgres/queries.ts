@@ -239,7 +239,8 @@ export const selectLog = async (
   const columns = EVENT_COLUMNS.split(',').map((column) => `e.${column.trim()}`);
   // One statement, one snapshot: the page and the log's visible end are read together. Rows
   // come as arrays (LOG_ROW order): replays read millions, and an object per row with twelve
-  // named properties cost more than the rest of the decoding.
+  // named properties cost more than the rest of the decoding. The end comes on a row of its
+  // own (event columns null) rather than repeated on every row: two strings fewer per event.
   const text = `WITH ${VISIBILITY_HORIZON},
      page AS (
        SELECT ${columns.join(', ')}
@@ -251,11 +252,11 @@ export const selectLog = async (
        SELECT e.transaction_id, e.position FROM event_store.events e, h
         WHERE ${wantEnd ? 'e.transaction_id < h.xmin' : 'false'}
         ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1)
-     SELECT page.*, log_end.transaction_id AS end_tx, log_end.position AS end_position
-       FROM (SELECT 1) AS one
-       LEFT JOIN page ON true
-       LEFT JOIN log_end ON true
-      ORDER BY page.transaction_id ${order}, page.position ${order}`;
+     SELECT page.*, NULL::xid8 AS end_tx, NULL::bigint AS end_position FROM page
+     UNION ALL
+     SELECT ${columns.map(() => 'NULL').join(', ')}, log_end.transaction_id, log_end.position
+       FROM (SELECT 1) AS one LEFT JOIN log_end ON true
+     ORDER BY transaction_id ${order} NULLS LAST, position ${order} NULLS LAST`;
   const result = await db.query<LogRow>({
     rowMode: 'array',
     // Every subscriber runs this after every append: parsing and planning it (the horizon
@@ -265,12 +266,13 @@ export const selectLog = async (
     values: params,
   });
   const events: RecordedEvent[] = [];
+  let endTx: string | null = null;
+  let endPosition: string | null = null;
   for (const row of result.rows) {
-    // An empty page is one row of nulls but the log's end (the LEFT JOINs).
+    // The last row is the log's end (null when not asked for); the others are the page's.
     if (row[4] !== null) events.push(fromLogRow(row));
+    else [endTx, endPosition] = [row[9], row[10]];
   }
-  const endTx = result.rows[0]?.[9] ?? null;
-  const endPosition = result.rows[0]?.[10] ?? null;
   const scannedTo =
     wantEnd && events.length < maxCount && endTx !== null && endPosition !== null
       ? encodePosition(BigInt(endTx), BigInt(endPosition))
@@ -283,8 +285,8 @@ const bucketsOf = ({ count, index }: StreamPartition): number[] =>
   Array.from({ length: 64 }, (_, bucket) => bucket).filter((bucket) => bucket % count === index);
 
 /**
- * A row of `selectLog`: the EVENT_COLUMNS in order (all null on an empty page), then the
- * transaction id and position of the log's visible end.
+ * A row of `selectLog`: the EVENT_COLUMNS in order and two nulls for an event; for the last
+ * row, nulls and then the transaction id and position of the log's visible end.
  */
 type LogRow = [
   position: string | null,
