@@ -38,6 +38,18 @@ export const createThrowawayDatabase = async (label: string): Promise<ThrowawayD
       const client = new pg.Client({ connectionString: adminUrl() });
       await client.connect();
       try {
+        // pg's Pool#end resolves once its clients are told to end, not once their sessions have
+        // closed. FORCE would terminate such a session and its client, whose error listener is
+        // gone by then, would throw that 57P01 as an uncaught exception after the file's tests.
+        // So wait (briefly) for the sessions to leave; FORCE only ends what truly lingers.
+        for (let wait = 0; wait < 100; wait++) {
+          const sessions = await client.query<{ count: number }>(
+            'SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (sessions.rows[0]?.count === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();
