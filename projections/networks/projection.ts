@@ -37,10 +37,13 @@ const titleOf = (summary: NetworkSummary): string => {
 
 const columns = (names: readonly string[]): string => names.join(', ');
 
+/** A summary being folded: this batch's own copy, changed in place event after event. */
+type FoldingSummary = { -readonly [K in keyof NetworkSummary]: NetworkSummary[K] };
+
 const loadNetworks = async (
   tx: ProjectionTransaction,
   names: readonly string[],
-): Promise<Map<string, NetworkSummary>> => {
+): Promise<Map<string, FoldingSummary>> => {
   const result = await tx.query<NetworkRow>(
     `SELECT ${columns(NETWORK_COLUMNS)} FROM networks WHERE name = ANY($1::text[])`,
     [names],
@@ -80,7 +83,8 @@ const insertRows = async (
 /**
  * A batch is folded in memory: the touched networks (and which of the batch's nodes already
  * exist) are read once, every event is folded in log order, then networks, nodes, edges and
- * resources are written with one statement each.
+ * resources are written with one statement each. The summaries are the batch's own copies,
+ * changed in place: a copy per event cost more than the rest of a node's fold.
  */
 const apply = async (
   events: readonly RecordedEvent[],
@@ -101,9 +105,15 @@ const apply = async (
   const nodes: object[] = [];
   const edges: object[] = [];
 
+  let lastAt: string | undefined;
+  let at = '';
   for (const { recorded, event } of parsed) {
     const name = event.data.networkName;
-    const at = isoTime(recorded.metadata.at);
+    // The events of one command share its time: normalised once per command, not per node.
+    if (recorded.metadata.at !== lastAt) {
+      lastAt = recorded.metadata.at;
+      at = isoTime(lastAt);
+    }
     const bookkeeping = {
       updatedAt: at,
       version: Number(recorded.revision),
@@ -125,12 +135,11 @@ const apply = async (
       continue;
     }
     if (!summary) throw new Error(`${event.type} for network ${name}, which was never created`);
-    const added = { added_by: recorded.metadata.actor, added_at: at };
     if (event.type === 'NetworkNodeAdded') {
       const key = `${name}\0${event.data.nodeId}`;
       // A node added twice (never decided so) keeps its first row and counts once, as in evolve.
       if (seenNodes.has(key)) {
-        summaries.set(name, { ...summary, ...bookkeeping });
+        Object.assign(summary, bookkeeping);
         continue;
       }
       seenNodes.add(key);
@@ -140,9 +149,10 @@ const apply = async (
         ordinal: summary.nodeCount,
         data: event.data.data ?? null,
         attributes: event.data.attributes,
-        ...added,
+        added_by: recorded.metadata.actor,
+        added_at: at,
       });
-      summaries.set(name, { ...summary, nodeCount: summary.nodeCount + 1, ...bookkeeping });
+      Object.assign(summary, bookkeeping).nodeCount += 1;
     } else {
       edges.push({
         network: name,
@@ -151,9 +161,10 @@ const apply = async (
         target: event.data.target,
         weight: event.data.weight,
         attributes: event.data.attributes,
-        ...added,
+        added_by: recorded.metadata.actor,
+        added_at: at,
       });
-      summaries.set(name, { ...summary, edgeCount: summary.edgeCount + 1, ...bookkeeping });
+      Object.assign(summary, bookkeeping).edgeCount += 1;
     }
   }
 
