@@ -2,7 +2,7 @@
  * Replay benchmark: how fast `cogitave replay` rebuilds every projection from position zero,
  * beside the floor of writing the same rows.
  *
- *   npm run bench:replay [-- --events <n>] [--workers <n>] [--seed <n>] [--json <file>]
+ *   npm run bench:replay [-- --events <n>] [--workers <n>] [--rounds <n>] [--seed <n>] [--json <file>]
  *
  * In a throwaway server database (dropped at the end, also on failure or Ctrl-C):
  * 1. a synthetic Request log of `--events` events (default 1,000,000; or BENCH_EVENTS): request
@@ -18,6 +18,8 @@
  *    REPLAY_BATCH_SIZE events).
  * 3. raw: the rows that rebuild produced, COPYed (FROM STDIN, text format) into plain tables
  *    with the same columns and no index or constraint: the cost of merely writing them.
+ *    Ours and raw run `--rounds` times (default 3), taking turns; each is reported by its median
+ *    round, so a slow minute of the machine moves one round of one side, not the headline.
  * 4. for scale, reading: each projection's events read exactly as the rebuild reads them (the
  *    same worker threads, partitions and batches), and nothing done with them: the part of
  *    ours that no fold or write can save.
@@ -78,7 +80,7 @@ const APPEND_CHUNK = 2000;
 const VERIFY_SAMPLE = 200;
 const RAW_SCHEMA = 'bench_raw';
 const USAGE =
-  'Usage: tsx test/bench/replay.bench.ts [--events <n>] [--workers <n>] [--seed <n>] [--json <file>]';
+  'Usage: tsx test/bench/replay.bench.ts [--events <n>] [--workers <n>] [--rounds <n>] [--seed <n>] [--json <file>]';
 
 // ---------------------------------------------------------------------------------------------
 // Command line
@@ -87,13 +89,21 @@ interface Settings {
   readonly events: number;
   /** Worker threads of the rebuild, as `cogitave replay --workers`. */
   readonly workers: number;
+  /** Turns of ours then raw; each side is reported by its median round. */
+  readonly rounds: number;
   readonly seed: number;
   readonly jsonFile: string | undefined;
   readonly serverUrl: string;
 }
 
+const positiveRounds = (text: string): number => {
+  const rounds = wholeNumber(text, '--rounds');
+  if (rounds < 1) throw new UsageError('--rounds must be at least 1');
+  return rounds;
+};
+
 const readSettings = (): Settings => {
-  let values: { events?: string; seed?: string; json?: string; workers?: string };
+  let values: { events?: string; seed?: string; json?: string; workers?: string; rounds?: string };
   try {
     ({ values } = parseArgs({
       options: {
@@ -101,6 +111,7 @@ const readSettings = (): Settings => {
         seed: { type: 'string' },
         json: { type: 'string' },
         workers: { type: 'string' },
+        rounds: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -116,6 +127,7 @@ const readSettings = (): Settings => {
       values.workers === undefined
         ? Math.min(4, os.availableParallelism())
         : wholeNumber(values.workers, '--workers'),
+    rounds: values.rounds === undefined ? 3 : positiveRounds(values.rounds),
     jsonFile: values.json,
     serverUrl: process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL,
   };
@@ -510,6 +522,14 @@ const cpuMeter = async (pool: pg.Pool): Promise<{ stop(): Promise<Cpu> }> => {
   };
 };
 
+/** The round of median wall time (the lower middle one of an even count). */
+const medianRound = <T extends Step>(rounds: readonly T[]): T => {
+  const sorted = [...rounds].sort((a, b) => a.seconds - b.seconds);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!median) throw new Error('no rounds were run');
+  return median;
+};
+
 const step = (events: number, elapsed: number): Step => ({
   events,
   seconds: elapsed,
@@ -726,8 +746,11 @@ interface Result {
   readonly mix: Record<string, number>;
   readonly append: Step;
   readonly verifiedStreams: number;
+  /** The median rounds. */
   readonly ours: Step;
   readonly raw: RawCopy;
+  /** Every round, in the order they ran. */
+  readonly rounds: readonly { readonly ours: Step; readonly raw: RawCopy }[];
   readonly read: Step;
   readonly verify: Verification;
   readonly digestSeconds: number;
@@ -820,6 +843,7 @@ const markdown = (result: Result): string => {
       ]),
     ),
     '',
+    `- ${String(result.rounds.length)} round${result.rounds.length === 1 ? '' : 's'} of ours then raw, the median of each above; per round, seconds ours / raw → ratio: ${result.rounds.map((r) => `${r.ours.seconds.toFixed(1)} / ${r.raw.seconds.toFixed(1)} → ${(r.ours.eventsPerSec / r.raw.eventsPerSec).toFixed(2)}`).join(', ')}.`,
     `- ours includes reading the log, the fold, every COPY and the index builds; the shadow's digests then took ${result.digestSeconds.toFixed(1)} s (replay computes them for the live and the shadow side). Peak RSS ${int(result.rssMiB)} MiB.`,
     `- events/s of raw = the events whose rows it wrote, per second of COPY; "vs raw" divides by it.`,
     `- CPU seconds (this process, all its threads + the database server's processes, those that ended meanwhile included): ours ${cpuText(ours.cpu)}, raw ${cpuText(raw.cpu)}, reading ${cpuText(read.cpu)}; load average at the end ${os.loadavg()[0]?.toFixed(1) ?? '?'} (other work on the machine stretches wall times, not CPU seconds).`,
@@ -878,14 +902,23 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
         // Ours and raw each start with no dirty buffers of the steps before them.
         await database.pool.query('CHECKPOINT');
         say(`rebuilding ${PROJECTIONS.map((p) => p.name).join(', ')}…`);
-        const ours = await rebuild(database, store, settings.workers, signal);
-        started = performance.now();
-        for (const projection of PROJECTIONS) {
-          await digestTables(database.pool, projection, shadowSchemaFor(projection));
+        const rounds: { ours: Step; raw: RawCopy }[] = [];
+        let digestSeconds = 0;
+        for (let round = 1; round <= settings.rounds; round += 1) {
+          if (settings.rounds > 1) say(`round ${String(round)} of ${String(settings.rounds)}…`);
+          const oursRound = await rebuild(database, store, settings.workers, signal);
+          if (round === 1) {
+            started = performance.now();
+            for (const projection of PROJECTIONS) {
+              await digestTables(database.pool, projection, shadowSchemaFor(projection));
+            }
+            digestSeconds = seconds(started);
+          }
+          say('raw COPY of the same rows…');
+          rounds.push({ ours: oursRound, raw: await rawCopy(database, oursRound.events) });
         }
-        const digestSeconds = seconds(started);
-        say('raw COPY of the same rows…');
-        const raw = await rawCopy(database, ours.events);
+        const ours = medianRound(rounds.map((r) => r.ours));
+        const raw = medianRound(rounds.map((r) => r.raw));
         say('reading the log…');
         const read = await readOnly(database, store, settings.workers, signal);
         say('verifying the log…');
@@ -907,6 +940,7 @@ const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => 
           verifiedStreams,
           ours,
           raw,
+          rounds,
           read,
           verify,
           digestSeconds,
