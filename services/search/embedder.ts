@@ -12,8 +12,10 @@ export interface Embedder {
    * Learns from the whole corpus; called at (re)build time with every indexed document's
    * text, and returns their embeddings under the new model (embeddings made before a fit are
    * stale after it). Asynchronous so that an embedder can do the work off the event loop.
+   * `learnFrom`, when given, marks the documents to learn from (the others are only embedded):
+   * older versions of a page would teach the model the same text many times over.
    */
-  fit?(documents: readonly string[]): Promise<Float32Array[]>;
+  fit?(documents: readonly string[], learnFrom?: readonly boolean[]): Promise<Float32Array[]>;
   /** One vector per text, in order. Vectors need not be normalised. */
   embed(texts: readonly string[], kind: EmbeddingKind): Promise<Float32Array[]>;
 }

@@ -70,7 +70,27 @@ export const reciprocalRankFusion = (
   return fused;
 };
 
-const byScoreThenId = (a: [string, number], b: [string, number]): number =>
+/**
+ * The filter asked at most once per id (a widening candidate pool meets the same ids again);
+ * no filter lets everything through.
+ */
+export const askOnce = (
+  filter: ((id: string) => boolean) | undefined,
+): ((id: string) => boolean) => {
+  if (filter === undefined) return () => true;
+  const verdicts = new Map<string, boolean>();
+  return (id) => {
+    let verdict = verdicts.get(id);
+    if (verdict === undefined) {
+      verdict = filter(id);
+      verdicts.set(id, verdict);
+    }
+    return verdict;
+  };
+};
+
+/** Best score first; equal scores by id, so output is stable. */
+export const byScoreThenId = (a: [string, number], b: [string, number]): number =>
   b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /**

@@ -390,12 +390,17 @@ export const embedTerms = (
   return out;
 };
 
-/** Fits on the analyzed corpus and embeds each of its documents (rows of one buffer). */
+/**
+ * Fits on the analyzed corpus (the documents `learnFrom` marks, when given) and embeds each of
+ * its documents (rows of one buffer).
+ */
 export const fitAndEmbed = (
   documents: readonly string[][],
   settings: FitSettings,
+  learnFrom?: readonly boolean[],
 ): { model: LsaModel | undefined; vectors: Float32Array } => {
-  const model = fitModel(documents, settings);
+  const learned = learnFrom ? documents.filter((_, i) => learnFrom[i] === true) : documents;
+  const model = fitModel(learned.length > 0 ? learned : documents, settings);
   const vectors = new Float32Array(documents.length * settings.dimensions);
   if (model) {
     documents.forEach((terms, i) => {

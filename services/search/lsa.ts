@@ -1,5 +1,4 @@
-import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../threads/module-worker.js';
+import { runWorkerJob, WorkerUnavailable } from '../threads/worker-job.js';
 import { createAnalyzer, type Analyzer } from './analyzer.js';
 import type { Embedder, EmbeddingKind } from './embedder.js';
 import {
@@ -51,7 +50,7 @@ const TERM_CACHE = 20_000;
 const WEIGHTINGS: readonly LsaWeighting[] = ['tfidf', 'log-entropy'];
 
 export interface LsaEmbedder extends Embedder {
-  fit(documents: readonly string[]): Promise<Float32Array[]>;
+  fit(documents: readonly string[], learnFrom?: readonly boolean[]): Promise<Float32Array[]>;
   /** Rank of the fitted model (0 before a fit). */
   readonly rank: number;
 }
@@ -132,8 +131,8 @@ export const createLsaEmbedder = (options: LsaOptions = {}): LsaEmbedder => {
     return out;
   };
 
-  const fitHere = (documents: readonly string[]): FitResult =>
-    fitAndEmbed(documents.map(analyze), settings);
+  const fitHere = (documents: readonly string[], learnFrom?: readonly boolean[]): FitResult =>
+    fitAndEmbed(documents.map(analyze), settings, learnFrom);
 
   return {
     get name() {
@@ -142,15 +141,17 @@ export const createLsaEmbedder = (options: LsaOptions = {}): LsaEmbedder => {
     get rank() {
       return model?.rank ?? 0;
     },
-    fit: async (documents) => {
+    fit: async (documents, learnFrom) => {
       let result: FitResult;
       try {
-        result = fitInWorker ? await fitInWorker({ documents, settings }) : fitHere(documents);
+        result = fitInWorker
+          ? await fitInWorker({ documents, settings, learnFrom })
+          : fitHere(documents, learnFrom);
       } catch (error) {
         // No worker could run it (a runtime without worker threads or the TypeScript loader):
         // the same fit on the event loop, same vectors.
         if (!(error instanceof WorkerUnavailable)) throw error;
-        result = fitHere(documents);
+        result = fitHere(documents, learnFrom);
       }
       model = result.model;
       termVectors = new Map();
@@ -166,94 +167,11 @@ interface FitResult {
   readonly vectors: Float32Array;
 }
 
-class WorkerUnavailable extends Error {
-  readonly code = 'LSA_WORKER_UNAVAILABLE';
-}
-
-/**
- * How long a fit worker waits, idle, for the next fit. Refits come in bursts (a catalog being
- * projected refits as it grows), and starting a worker is what costs: from TypeScript sources
- * it loads the loader and compiles its modules again, seconds on a busy machine.
- */
-const IDLE_WORKER_MS = 60_000;
-
-type Fit = (request: FitRequest) => Promise<FitResult>;
-
-/**
- * Fits in one worker thread (`lsa-worker`), started at the first fit and kept until it has
- * been idle for IDLE_WORKER_MS. Fits run one at a time. The worker holds the process open
- * only while a fit runs; a worker that fails or exits is replaced at the next fit.
- */
-const createWorkerFit = (): Fit => {
-  let worker: Worker | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
+/** Fits run one at a time, each in a worker thread of its own (`lsa-worker`). */
+const createWorkerFit = (): ((request: FitRequest) => Promise<FitResult>) => {
   let queue: Promise<unknown> = Promise.resolve();
-
-  const start = (): Worker => {
-    const started = startModuleWorker(import.meta.url, 'lsa-worker', undefined);
-    // Always listened to: an 'error' with no listener would throw in this process.
-    started.on('error', () => {
-      if (worker === started) worker = undefined;
-    });
-    started.on('exit', () => {
-      if (worker === started) worker = undefined;
-    });
-    return started;
-  };
-
-  const fitOnce = (request: FitRequest): Promise<FitResult> =>
-    new Promise<FitResult>((resolve, reject) => {
-      clearTimeout(idleTimer);
-      let current: Worker;
-      try {
-        current = worker ?? start();
-      } catch (error) {
-        reject(new WorkerUnavailable(`cannot start the LSA worker: ${(error as Error).message}`));
-        return;
-      }
-      worker = current;
-      current.ref();
-      const done = (): void => {
-        current.off('message', onMessage);
-        current.off('error', onError);
-        current.off('exit', onExit);
-        current.unref();
-        idleTimer = setTimeout(() => {
-          if (worker === current) worker = undefined;
-          void current.terminate();
-        }, IDLE_WORKER_MS);
-        idleTimer.unref();
-      };
-      const onMessage = (result: FitResult): void => {
-        done();
-        resolve(result);
-      };
-      const onError = (error: Error): void => {
-        done();
-        void current.terminate();
-        // Loading failures (module not found, unknown extension) mean no worker; anything
-        // else is a failure of the fit itself.
-        const code = (error as { code?: unknown }).code;
-        reject(
-          typeof code === 'string' && /^ERR_(MODULE|UNKNOWN_FILE|WORKER)/.test(code)
-            ? new WorkerUnavailable(error.message)
-            : error,
-        );
-      };
-      const onExit = (exitCode: number): void => {
-        done();
-        reject(
-          new WorkerUnavailable(`the LSA worker exited with code ${exitCode} before replying`),
-        );
-      };
-      current.on('message', onMessage);
-      current.on('error', onError);
-      current.on('exit', onExit);
-      current.postMessage(request);
-    });
-
   return (request) => {
-    const fit = queue.then(() => fitOnce(request));
+    const fit = queue.then(() => runWorkerJob<FitResult>(import.meta.url, 'lsa-worker', request));
     queue = fit.catch(() => undefined);
     return fit;
   };

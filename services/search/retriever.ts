@@ -1,5 +1,11 @@
 import { createAnalyzer, type Analyzer } from './analyzer.js';
-import { createBm25Index, type Bm25Index, type Bm25Params, type ProximityParams } from './bm25.js';
+import {
+  createBm25Index,
+  type Bm25Index,
+  type Bm25Stats,
+  type Bm25Params,
+  type ProximityParams,
+} from './bm25.js';
 import { normalize, type Embedder } from './embedder.js';
 import { convexCombination, normalizeScores, topK, type Normalization } from './fusion.js';
 import { createDocumentGraph, type DocumentGraph, type GraphEdge } from './graph.js';
@@ -15,6 +21,11 @@ export interface RetrievalDocument {
   readonly id: string;
   /** Field name → text; fields not in the settings are ignored. */
   readonly fields: Readonly<Record<string, string>>;
+  /**
+   * Searched only by queries that ask for every document (`all`): an older version of a page
+   * whose newest one stands for it. Default false.
+   */
+  readonly secondary?: boolean;
 }
 
 export interface RetrievalSettings {
@@ -127,6 +138,8 @@ export interface RetrievalQuery {
   readonly filter?: (id: string) => boolean;
   /** Components to use (all by default); for measurement. */
   readonly components?: SearchComponents;
+  /** Secondary documents too (default false: they are neither scored nor returned). */
+  readonly all?: boolean;
 }
 
 export interface ComponentScores {
@@ -163,6 +176,10 @@ export interface HybridRetriever {
   /** Adds or replaces documents (embedded with the current model) and their outbound edges. */
   upsert(documents: readonly RetrievalDocument[], edges: readonly GraphEdge[]): Promise<void>;
   remove(ids: readonly string[]): void;
+  /** Marks indexed documents secondary or primary (see `RetrievalDocument.secondary`). */
+  setSecondary(ids: readonly string[], secondary: boolean): void;
+  /** How the lexical index is laid out (for logs and metrics). */
+  lexicalStats(): Bm25Stats;
   /** Documents changed since the last rebuild, as a share of the corpus (refit hint). */
   drift(): number;
   /**
@@ -183,42 +200,34 @@ export interface RetrieverOptions {
   readonly analyze?: Analyzer;
 }
 
-/** The lexical side, replaced whole by a rebuild. */
-interface Lexical {
-  readonly bm25: Bm25Index;
-  readonly entries: Map<string, Entry>;
-  /** Documents per term, for pruning very common query terms. */
-  readonly documentFrequency: Map<string, number>;
-}
-
 /** Documents indexed between two yields to the event loop during a rebuild (~20 ms). */
 const BUILD_SLICE = 128;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-interface Entry {
-  /** BM25F term frequencies (field counts × field weight) and their total (for feedback). */
-  readonly counts: Map<string, number>;
-  readonly length: number;
-}
 
 export const createHybridRetriever = (options: RetrieverOptions): HybridRetriever => {
   const settings = options.settings ?? DEFAULT_RETRIEVAL_SETTINGS;
   const analyze = options.analyze ?? createAnalyzer();
   const { embedder } = options;
-  const createLexical = (): Lexical => ({
-    bm25: createBm25Index({
+  const createLexical = (): Bm25Index =>
+    createBm25Index({
       fields: settings.fields,
       params: settings.bm25,
       proximity: settings.proximity,
-    }),
-    entries: new Map(),
-    documentFrequency: new Map(),
-  });
+    });
   // Replaced whole by a rebuild (built aside while searches use the current one).
   let lexicalIndex = createLexical();
   const vectors = createVectorStore();
   let graph: DocumentGraph = createDocumentGraph({ edgeWeights: options.edgeWeights ?? {} });
   let changedSinceBuild = 0;
+  // Secondary documents (also flagged in the lexical index and the vector store, for their
+  // scans; here for the graph's candidates).
+  let secondaryIds = new Set<string>();
+  const noteSecondary = (documents: readonly RetrievalDocument[]): void => {
+    for (const document of documents) {
+      if (document.secondary === true) secondaryIds.add(document.id);
+      else secondaryIds.delete(document.id);
+    }
+  };
 
   const fieldNames = Object.keys(settings.fields);
   const embedText = (document: RetrievalDocument): string =>
@@ -228,16 +237,6 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       .join('\n')
       .slice(0, settings.embedChars);
 
-  const forget = ({ entries, documentFrequency }: Lexical, id: string): void => {
-    const entry = entries.get(id);
-    if (!entry) return;
-    for (const term of entry.counts.keys()) {
-      const count = (documentFrequency.get(term) ?? 1) - 1;
-      if (count > 0) documentFrequency.set(term, count);
-      else documentFrequency.delete(term);
-    }
-  };
-
   /**
    * BM25 with Elasticsearch's common-terms split: query terms found in more than
    * `commonTermCutoff` of the documents do not select candidates (when all are common, the
@@ -246,53 +245,39 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
    * low anyway); every score that remains is exact, and a term in most of the corpus no longer
    * costs a result per document.
    */
-  const lexicalScores = (
+  const lexicalTop = (
     terms: ReadonlyMap<string, number>,
+    depth: number,
     filter: ((id: string) => boolean) | undefined,
+    all: boolean,
     pairs: readonly (readonly [string, string])[] = [],
-  ): Map<string, number> => {
-    const { bm25, entries, documentFrequency } = lexicalIndex;
-    const n = entries.size;
+  ): [string, number][] => {
+    const bm25 = lexicalIndex;
+    const n = bm25.size;
     // A small corpus is cheap to score in full.
-    if (n < PRUNE_FROM_DOCUMENTS) return bm25.search(terms, filter, undefined, pairs);
+    if (n < PRUNE_FROM_DOCUMENTS) return bm25.top(terms, { limit: depth, filter, pairs, all });
     const limit = settings.commonTermCutoff * n;
     const rare = new Map<string, number>();
     const common: [string, number][] = [];
     for (const [term, weight] of terms) {
-      if ((documentFrequency.get(term) ?? 0) <= limit) rare.set(term, weight);
+      if (bm25.documentFrequency(term) <= limit) rare.set(term, weight);
       else common.push([term, weight]);
     }
-    if (common.length === 0) return bm25.search(terms, filter, undefined, pairs);
+    if (common.length === 0) return bm25.top(terms, { limit: depth, filter, pairs, all });
     if (rare.size === 0) {
       // Every term is common: the rarest one selects the candidates.
-      common.sort(
-        (x, y) => (documentFrequency.get(x[0]) ?? 0) - (documentFrequency.get(y[0]) ?? 0),
-      );
+      common.sort((x, y) => bm25.documentFrequency(x[0]) - bm25.documentFrequency(y[0]));
       const [rarest] = common.splice(0, 1);
       if (rarest) rare.set(rarest[0], rarest[1]);
     }
     // Pairs of two common terms still count: skipping them lost 0.0065 nDCG@10 on cisi.
-    return bm25.search(rare, filter, new Map(common), pairs);
+    return bm25.top(rare, { limit: depth, filter, scoreOnly: new Map(common), pairs, all });
   };
 
-  const index = (target: Lexical, document: RetrievalDocument): void => {
+  const index = (target: Bm25Index, document: RetrievalDocument): void => {
     const analyzed: Record<string, string[]> = {};
-    const counts = new Map<string, number>();
-    let length = 0;
-    for (const name of fieldNames) {
-      const weight = settings.fields[name] ?? 0;
-      const terms = analyze(document.fields[name] ?? '');
-      analyzed[name] = terms;
-      if (weight <= 0) continue;
-      for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + weight);
-      length += terms.length * weight;
-    }
-    target.bm25.set(document.id, analyzed);
-    forget(target, document.id);
-    const { documentFrequency } = target;
-    for (const term of counts.keys())
-      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    target.entries.set(document.id, { counts, length });
+    for (const name of fieldNames) analyzed[name] = analyze(document.fields[name] ?? '');
+    target.set(document.id, analyzed, document.secondary === true);
   };
 
   const storeVectors = (
@@ -301,23 +286,24 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
   ): void => {
     documents.forEach((document, i) => {
       const vector = embedded[i];
-      if (vector) vectors.set(document.id, normalize(Float32Array.from(vector)));
-      else vectors.remove(document.id);
+      if (vector) {
+        vectors.set(document.id, normalize(Float32Array.from(vector)), document.secondary === true);
+      } else vectors.remove(document.id);
     });
   };
 
   /** RM3: the original query interpolated with a relevance model of the top documents. */
   const expand = (
     query: Map<string, number>,
-    first: ReadonlyMap<string, number>,
+    first: readonly [string, number][],
   ): Map<string, number> => {
     const feedback = settings.feedback ?? RM3_DEFAULTS;
-    const top = topK(first, feedback.documents);
+    const top = first.slice(0, feedback.documents);
     const total = top.reduce((sum, [, score]) => sum + score, 0);
     if (top.length === 0 || total <= 0) return query;
     const model = new Map<string, number>();
     for (const [id, score] of top) {
-      const entry = lexicalIndex.entries.get(id);
+      const entry = lexicalIndex.termCounts(id);
       if (!entry || entry.length === 0) continue;
       for (const [term, count] of entry.counts) {
         model.set(term, (model.get(term) ?? 0) + (score / total) * (count / entry.length));
@@ -344,6 +330,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     accept: ((id: string) => boolean) | undefined,
     depth: number,
     feedback: readonly [string, number][],
+    all: boolean,
   ): Promise<Map<string, number>> => {
     const [raw] = await embedder.embed([text], 'query');
     if (!raw) return new Map();
@@ -361,7 +348,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       }
       normalize(query);
     }
-    return vectors.scan(query, accept, depth);
+    return vectors.scan(query, accept, depth, all);
   };
 
   const rankOf = (list: readonly [string, number][]): Map<string, number> =>
@@ -369,7 +356,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
 
   return {
     get size() {
-      return lexicalIndex.entries.size;
+      return lexicalIndex.size;
     },
     get embedderName() {
       return embedder.name;
@@ -379,7 +366,13 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       // lexical index is built meanwhile; until both finish, searches use the current index,
       // which is then replaced in one step.
       const texts = documents.map(embedText);
-      const embedding = embedder.fit ? embedder.fit(texts) : embedder.embed(texts, 'document');
+      // The model learns from the documents searched by default, not every older version.
+      const embedding = embedder.fit
+        ? embedder.fit(
+            texts,
+            documents.map((document) => document.secondary !== true),
+          )
+        : embedder.embed(texts, 'document');
       // Awaited below; until then a failure must not count as an unhandled rejection.
       embedding.catch(() => undefined);
       // In slices that let searches through.
@@ -388,12 +381,15 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
         index(next, documents[i] as RetrievalDocument);
         if (i % BUILD_SLICE === BUILD_SLICE - 1) await yieldToEventLoop();
       }
+      next.commit();
       const embedded = await embedding;
       lexicalIndex = next;
       vectors.clear();
       storeVectors(documents, embedded);
       graph = createDocumentGraph({ edgeWeights: options.edgeWeights ?? {} });
       graph.replaceOutbound([], edges);
+      secondaryIds = new Set();
+      noteSecondary(documents);
       changedSinceBuild = 0;
     },
     upsert: async (documents, edges) => {
@@ -404,25 +400,34 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
         edges,
       );
       storeVectors(documents, embedded);
+      noteSecondary(documents);
       changedSinceBuild += documents.length;
+    },
+    setSecondary: (ids, secondary) => {
+      for (const id of ids) {
+        if (secondary) secondaryIds.add(id);
+        else secondaryIds.delete(id);
+        lexicalIndex.setSecondary(id, secondary);
+        vectors.setSecondary(id, secondary);
+      }
     },
     remove: (ids) => {
       for (const id of ids) {
-        forget(lexicalIndex, id);
-        if (!lexicalIndex.entries.delete(id)) continue;
-        lexicalIndex.bm25.remove(id);
+        if (!lexicalIndex.has(id)) continue;
+        lexicalIndex.remove(id);
         vectors.remove(id);
         graph.removeNode(id);
+        secondaryIds.delete(id);
         changedSinceBuild += 1;
       }
     },
-    drift: () =>
-      lexicalIndex.entries.size === 0 ? 0 : changedSinceBuild / lexicalIndex.entries.size,
+    lexicalStats: () => lexicalIndex.stats(),
+    drift: () => (lexicalIndex.size === 0 ? 0 : changedSinceBuild / lexicalIndex.size),
     termWeights: (text) => {
-      const n = lexicalIndex.entries.size;
+      const n = lexicalIndex.size;
       const weights = new Map<string, number>();
       for (const term of analyze(text)) {
-        const df = lexicalIndex.documentFrequency.get(term) ?? 0;
+        const df = lexicalIndex.documentFrequency(term);
         weights.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
       }
       return weights;
@@ -437,8 +442,11 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
         graph: query.components?.graph ?? true,
       };
       const depth = Math.max(settings.depth, query.limit);
+      const all = query.all === true;
       const accept = (id: string): boolean =>
-        lexicalIndex.entries.has(id) && (query.filter ? query.filter(id) : true);
+        lexicalIndex.has(id) &&
+        (all || !secondaryIds.has(id)) &&
+        (query.filter ? query.filter(id) : true);
       const sequence = analyze(query.text);
       const terms = new Map<string, number>();
       for (const term of sequence) terms.set(term, (terms.get(term) ?? 0) + 1);
@@ -449,14 +457,15 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
         if (first !== second) pairs.push([first, second]);
       }
 
-      let lexical = new Map<string, number>();
+      // The lexical list: its top `depth` documents (raw BM25 scores of the others are not
+      // kept, as the vector list keeps only its top).
+      let lexicalList: [string, number][] = [];
       if (use.bm25 && terms.size > 0) {
-        lexical = lexicalScores(terms, query.filter ? accept : undefined, pairs);
-        if (use.feedback) {
-          lexical = lexicalScores(expand(terms, lexical), query.filter ? accept : undefined);
-        }
+        const filter = query.filter ? accept : undefined;
+        lexicalList = lexicalTop(terms, depth, filter, all, pairs);
+        if (use.feedback) lexicalList = lexicalTop(expand(terms, lexicalList), depth, filter, all);
       }
-      const lexicalTop = topK(lexical, depth);
+      const lexical = new Map(lexicalList);
       const semanticTop =
         use.vector && vectors.size > 0 && terms.size > 0
           ? topK(
@@ -464,7 +473,8 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
                 query.text,
                 query.filter,
                 depth,
-                use.bm25 && use.vectorFeedback ? lexicalTop : [],
+                use.bm25 && use.vectorFeedback ? lexicalList : [],
+                all,
               ),
               depth,
             )
@@ -475,7 +485,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       const text = normalizeScores(
         convexCombination([
           {
-            scores: normalizeScores(new Map(lexicalTop), settings.normalization.bm25),
+            scores: normalizeScores(lexical, settings.normalization.bm25),
             weight: use.bm25 ? settings.weights.bm25 : 0,
           },
           {
@@ -530,7 +540,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
         }
       }
       const top = topK(fused, query.limit);
-      const lexicalRanks = rankOf(lexicalTop);
+      const lexicalRanks = rankOf(lexicalList);
       const semanticRanks = rankOf(semanticTop);
       const semantic = new Map(semanticTop);
       const graphRanks =

@@ -5,6 +5,7 @@ import { InvalidArgument, Unavailable } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import { compareMonikers } from '../catalog/site.js';
 import { labelNames, labelSpec, MONIKER_HELP, MONIKER_PATTERN } from '../catalog/vocabulary.js';
+import { createEntryStore, type Entry } from './entries.js';
 import { bestSection, preferredVersion, type SectionHit } from './pages.js';
 import {
   catalogUidOf,
@@ -30,6 +31,7 @@ import {
   type ComponentRanks,
   type ComponentScores,
   type HybridRetriever,
+  type RetrievalDocument,
   type RetrievalHit,
   type RetrievalSettings,
 } from './retriever.js';
@@ -154,44 +156,13 @@ export const MAX_SEARCH_LIMIT = 50;
 const DEFAULT_LIMIT = 10;
 const MAX_QUERY_LENGTH = 1000;
 
-interface Meta {
-  readonly label: string;
-  readonly title: string;
-  readonly summary: string;
-  readonly product: string | null;
-  readonly monikers: readonly string[];
-  readonly lastModified: string;
-  readonly attributes: Readonly<Record<string, unknown>>;
-  /** A sample's code; a page's Markdown (for its best section and excerpt). */
-  readonly body: string;
-  /** The page across versions (null: the node is its own page). */
-  readonly page: string | null;
-  readonly sections: CatalogNode['sections'];
-}
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const toGraphEdges = (edges: readonly CatalogEdge[]): GraphEdge[] =>
   edges.map((edge) => ({ source: edge.sourceUid, target: edge.targetUid, type: edge.edgeType }));
 
-const toMeta = (node: CatalogNode): Meta => ({
-  label: node.label,
-  title: node.title,
-  summary: node.summary,
-  product: node.product,
-  monikers: node.monikers,
-  lastModified: node.lastModified,
-  attributes: node.attributes,
-  body: node.body,
-  page: node.page,
-  sections: node.sections,
-});
-
-/** The key the versions of one page share: its version-free path within its source. */
-const pageKey = (uid: string, m: Meta): string => {
-  if (m.page === null) return `uid:${uid}`;
-  // A sample across versions: the same page and the same place in it.
-  if (m.label === 'CodeSample') return `sample:${m.page}#${uid.slice(uid.lastIndexOf('.sample-'))}`;
-  return `page:${m.page}`;
-};
+/** Texts kept between two yields to the event loop (each deflates a page). */
+const TEXT_SLICE = 128;
 
 const checkQuery = (query: string): string => {
   const text = query.trim();
@@ -232,23 +203,11 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
   };
   const retriever = retrievers.docs;
   const kindOf = (label: string): NodeKind => (label === 'CodeSample' ? 'samples' : 'docs');
-  const meta = new Map<string, Meta>();
-  // Page key → the uids of its versions.
-  const pages = new Map<string, Set<string>>();
-  const setMeta = (uid: string, m: Meta): void => {
-    const before = meta.get(uid);
-    if (before) pages.get(pageKey(uid, before))?.delete(uid);
-    meta.set(uid, m);
-    const key = pageKey(uid, m);
-    let set = pages.get(key);
-    if (!set) pages.set(key, (set = new Set()));
-    set.add(uid);
-  };
-  const deleteMeta = (uid: string): void => {
-    const before = meta.get(uid);
-    if (before) pages.get(pageKey(uid, before))?.delete(uid);
-    meta.delete(uid);
-  };
+  const store = createEntryStore();
+  const document = (node: CatalogNode): RetrievalDocument => ({
+    ...toRetrievalDocument(node),
+    secondary: store.role(node.uid) === 'older',
+  });
   let closed = false;
   // Every index mutation runs on this chain, so batches apply in order and never interleave.
   let chain: Promise<void> = Promise.resolve();
@@ -272,10 +231,21 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
       loadAllCatalogNodes(db, kind),
       loadAllCatalogEdges(db),
     ]);
-    for (const [uid, m] of meta) if (kindOf(m.label) === kind) deleteMeta(uid);
-    for (const node of nodes) setMeta(node.uid, toMeta(node));
+    const present = new Set(nodes.map((node) => node.uid));
+    for (const [uid, entry] of store.entries()) {
+      if (kindOf(entry.label) === kind && !present.has(uid)) store.delete(uid);
+    }
+    for (const node of nodes) store.set(node.uid, node);
     const own = edges.filter((edge) => edge.sample === (kind === 'samples'));
-    await retrievers[kind].rebuild(nodes.map(toRetrievalDocument), toGraphEdges(own));
+    const rebuilt = retrievers[kind].rebuild(nodes.map(document), toGraphEdges(own));
+    // Awaited below; meanwhile the texts are kept, in slices that let searches through.
+    rebuilt.catch(() => undefined);
+    for (let i = 0; i < nodes.length; i += 1) {
+      const node = nodes[i] as CatalogNode;
+      store.setText(node.uid, node);
+      if (i % TEXT_SLICE === TEXT_SLICE - 1) await yieldToEventLoop();
+    }
+    await rebuilt;
     built[kind] = true;
     logger.info(
       {
@@ -284,6 +254,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
         edges: own.length,
         ms: Date.now() - started,
         embedder: retrievers[kind].embedderName,
+        lexical: retrievers[kind].lexicalStats(),
       },
       'search index built',
     );
@@ -294,7 +265,9 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     if (samplesWanted) await reloadKind('samples');
     else {
       // Not built until asked for: forget any samples folded in by a change meanwhile.
-      for (const [uid, m] of meta) if (kindOf(m.label) === 'samples') deleteMeta(uid);
+      for (const [uid, entry] of store.entries()) {
+        if (kindOf(entry.label) === 'samples') store.delete(uid);
+      }
       built.samples = false;
     }
   };
@@ -310,19 +283,31 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
     ]);
     const found = new Set(nodes.map((node) => node.uid));
     const gone = uids.filter((uid) => !found.has(uid));
+    // Every version of a page a change touches may stand for it differently afterwards.
+    const versions = new Set<string>();
+    for (const uid of uids) for (const version of store.versions(uid)) versions.add(version);
     for (const kind of ['docs', 'samples'] as const) retrievers[kind].remove(gone);
-    for (const uid of gone) deleteMeta(uid);
+    for (const uid of gone) store.delete(uid);
     for (const kind of ['docs', 'samples'] as const) {
       const mine = nodes.filter((node) => kindOf(node.label) === kind);
       // A node that changed kind leaves the other index.
       const other = retrievers[kind === 'docs' ? 'samples' : 'docs'];
       other.remove(mine.map((node) => node.uid));
       if (!built[kind]) continue;
-      for (const node of mine) setMeta(node.uid, toMeta(node));
+      for (const node of mine) {
+        store.set(node.uid, node);
+        store.setText(node.uid, node);
+      }
       const own = edges.filter((edge) => edge.sample === (kind === 'samples'));
-      await retrievers[kind].upsert(mine.map(toRetrievalDocument), toGraphEdges(own));
+      await retrievers[kind].upsert(mine.map(document), toGraphEdges(own));
     }
-    for (const node of nodes) if (!built[kindOf(node.label)]) deleteMeta(node.uid);
+    for (const node of nodes) if (!built[kindOf(node.label)]) store.delete(node.uid);
+    for (const uid of found) for (const version of store.versions(uid)) versions.add(version);
+    for (const uid of versions) {
+      const entry = store.get(uid);
+      if (!entry || !built[kindOf(entry.label)]) continue;
+      retrievers[kindOf(entry.label)].setSecondary([uid], store.role(uid) === 'older');
+    }
     for (const kind of ['docs', 'samples'] as const) {
       const embedder = kind === 'docs' ? options.embedder : sampleEmbedder;
       if (built[kind] && embedder.fit && retrievers[kind].drift() >= refitDrift) {
@@ -447,9 +432,39 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
   };
 
   const scopeFilter =
-    (scope: ReadScope): ((m: Meta) => boolean) =>
-    (m) =>
-      mayRead(scope, labelSpec(m.label)?.resourceType ?? '', m.product);
+    (scope: ReadScope): ((entry: Entry) => boolean) =>
+    (entry) =>
+      mayRead(scope, labelSpec(entry.label)?.resourceType ?? '', entry.product);
+
+  /**
+   * One hit per page: without a moniker, a page is searched in the version that stands for it
+   * (the newest released one; see `EntryStore.role`), so versions never crowd each other out
+   * of the limit; with a moniker, in that version. A page whose versions differ in label or
+   * product stands in the newest version the caller may find.
+   */
+  const versionFilter = (
+    eligible: (id: string) => boolean,
+    moniker: string | undefined,
+  ): ((id: string) => boolean) => {
+    if (moniker !== undefined) return eligible;
+    const preferred = new Map<string, string | undefined>();
+    return (id) => {
+      if (!eligible(id)) return false;
+      const role = store.role(id);
+      if (role !== 'mixed') return role !== 'older';
+      const key = (store.get(id) as Entry).key;
+      if (!preferred.has(key)) {
+        const versions = [...store.versions(id)].filter(eligible);
+        preferred.set(
+          key,
+          preferredVersion(
+            versions.map((uid) => ({ id: uid, monikers: store.get(uid)?.monikers ?? [] })),
+          ),
+        );
+      }
+      return preferred.get(key) === id;
+    };
+  };
 
   return {
     ready: whenReady,
@@ -473,18 +488,18 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
           : searchableLabels.filter((label) => label !== 'CodeSample'),
       );
       const inScope = scopeFilter(scope);
-      const filter = (id: string): boolean => {
-        const m = meta.get(id);
+      const eligible = (id: string): boolean => {
+        const entry = store.get(id);
         return (
-          m !== undefined &&
-          types.has(m.label) &&
-          (query.product === undefined || m.product === query.product) &&
-          (query.moniker === undefined || m.monikers.includes(query.moniker)) &&
-          inScope(m)
+          entry !== undefined &&
+          types.has(entry.label) &&
+          (query.product === undefined || entry.product === query.product) &&
+          (query.moniker === undefined || entry.monikers.includes(query.moniker)) &&
+          inScope(entry)
         );
       };
-      // Versions of a page fold into one hit, so ask for enough to fill the limit after that.
-      const ask = { text, limit: Math.min(limit * 4, 200), filter };
+      const filter = versionFilter(eligible, query.moniker);
+      const ask = { text, limit, filter, all: query.moniker !== undefined };
       const wantsSamples = types.has('CodeSample');
       if (wantsSamples) await samplesReady();
       const lists = await Promise.all([
@@ -497,59 +512,41 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
           : lists[0].length === 0
             ? lists[1]
             : [...lists[0], ...lists[1]].sort((a, b) => b.scores.fused - a.scores.fused);
-      const groups = new Map<string, typeof found>();
-      for (const hit of found) {
-        const m = meta.get(hit.id);
-        if (!m) continue;
-        const key = pageKey(hit.id, m);
-        groups.set(key, [...(groups.get(key) ?? []), hit]);
-      }
       const weights = retriever.termWeights(text);
       const analyzeText = (value: string): string[] => retriever.analyze(value);
-      return [...groups.entries()].slice(0, limit).flatMap(([key, members]) => {
-        const best = members[0];
-        if (!best) return [];
-        const chosen =
-          preferredVersion(
-            members.map((member) => ({
-              id: member.id,
-              monikers: meta.get(member.id)?.monikers ?? [],
-            })),
-          ) ?? best.id;
-        const m = meta.get(chosen);
-        if (!m) return [];
-        const hit = members.find((member) => member.id === chosen) ?? best;
-        const versions = [...(pages.get(key) ?? [chosen])]
-          .filter((uid) => {
-            const other = meta.get(uid);
-            return other !== undefined && inScope(other);
+      return found.slice(0, limit).flatMap((hit) => {
+        const entry = store.get(hit.id);
+        if (!entry) return [];
+        const versions = [...store.versions(hit.id)]
+          .flatMap((uid) => {
+            const other = store.get(uid);
+            return other !== undefined && inScope(other) ? other.monikers : [];
           })
-          .flatMap((uid) => meta.get(uid)?.monikers ?? [])
           .filter((moniker, index, all) => all.indexOf(moniker) === index)
           .sort(compareMonikers);
         const section =
-          m.label === 'CodeSample'
+          entry.label === 'CodeSample'
             ? undefined
             : bestSection(
-                { title: m.title, body: m.body, sections: m.sections },
+                { title: entry.title, body: store.text(hit.id), sections: entry.sections },
                 weights,
                 analyzeText,
               );
         return [
           {
-            uid: chosen,
-            uri: nodeUri(m.label, chosen),
-            type: m.label,
-            title: m.title,
-            summary: m.summary,
-            product: m.product,
-            monikers: m.monikers,
-            page: m.page,
+            uid: hit.id,
+            uri: nodeUri(entry.label, hit.id),
+            type: entry.label,
+            title: entry.title,
+            summary: entry.summary,
+            product: entry.product,
+            monikers: entry.monikers,
+            page: entry.page,
             versions,
             section: section ?? null,
-            lastModified: m.lastModified,
-            scores: { ...hit.scores, fused: best.scores.fused },
-            ranks: best.ranks,
+            lastModified: entry.lastModified,
+            scores: hit.scores,
+            ranks: hit.ranks,
           },
         ];
       });
@@ -560,32 +557,34 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
       await samplesReady();
       const language = query.language?.trim().toLowerCase();
       const inScope = scopeFilter(scope);
-      const filter = (id: string): boolean => {
-        const m = meta.get(id);
-        if (m?.label !== 'CodeSample' || !inScope(m)) return false;
-        const tag = typeof m.attributes.language === 'string' ? m.attributes.language : '';
+      const eligible = (id: string): boolean => {
+        const entry = store.get(id);
+        if (entry?.label !== 'CodeSample' || !inScope(entry)) return false;
+        const tag = typeof entry.attributes.language === 'string' ? entry.attributes.language : '';
         if (language && tag.toLowerCase() !== language) return false;
         // A sample known not to compile is left out unless asked for; unchecked ones count.
-        return query.includeUnchecked === true || m.attributes.compiled !== false;
+        return query.includeUnchecked === true || entry.attributes.compiled !== false;
       };
+      const filter = versionFilter(eligible, undefined);
       const hits = await retrievers.samples.search({ text, limit, filter });
       return hits.flatMap((hit) => {
-        const m = meta.get(hit.id);
-        if (!m) return [];
+        const entry = store.get(hit.id);
+        if (!entry) return [];
         const sourceUid =
-          typeof m.attributes.sourceUid === 'string' ? m.attributes.sourceUid : undefined;
-        const known = sourceUid === undefined ? undefined : meta.get(sourceUid);
+          typeof entry.attributes.sourceUid === 'string' ? entry.attributes.sourceUid : undefined;
+        const known = sourceUid === undefined ? undefined : store.get(sourceUid);
         // The sample names its source (its own attribute); one the scope hides has no URI,
         // exactly like one the catalog does not have.
         const source = known && inScope(known) ? known : undefined;
-        const compiled = m.attributes.compiled;
+        const compiled = entry.attributes.compiled;
         return [
           {
             uid: hit.id,
-            uri: nodeUri(m.label, hit.id),
-            title: m.title,
-            language: typeof m.attributes.language === 'string' ? m.attributes.language : '',
-            code: m.body,
+            uri: nodeUri(entry.label, hit.id),
+            title: entry.title,
+            language:
+              typeof entry.attributes.language === 'string' ? entry.attributes.language : '',
+            code: store.text(hit.id),
             compiled: typeof compiled === 'boolean' ? compiled : null,
             source:
               sourceUid === undefined

@@ -1,4 +1,4 @@
-import { kthLargest } from './fusion.js';
+import { askOnce, kthLargest } from './fusion.js';
 import { createSimdDot } from './simd-dot.js';
 
 const bestFirst = (a: [string, number], b: [string, number]): number =>
@@ -12,7 +12,9 @@ const bestFirst = (a: [string, number], b: [string, number]): number =>
 export interface VectorStore {
   readonly size: number;
   readonly dimensions: number;
-  set(id: string, vector: Float32Array): void;
+  set(id: string, vector: Float32Array, secondary?: boolean): void;
+  /** Marks a stored document secondary (scanned only when every document is asked for). */
+  setSecondary(id: string, secondary: boolean): void;
   remove(id: string): void;
   clear(): void;
   /**
@@ -23,6 +25,7 @@ export interface VectorStore {
     query: Float32Array,
     accept: ((id: string) => boolean) | undefined,
     limit: number,
+    all?: boolean,
   ): Map<string, number>;
   /** Adds `weight` × a stored document's vector to `target` (nothing when it is missing). */
   addTo(target: Float32Array, id: string, weight: number): void;
@@ -89,6 +92,7 @@ export const createVectorStore = (): VectorStore => {
   let stride = 0;
   let capacity = 0;
   let ids: (string | undefined)[] = [];
+  let secondaries = new Uint8Array(0);
   const slots = new Map<string, number>();
   const free: number[] = [];
   // A scratch copy of the scores for selection, reused across scans.
@@ -107,12 +111,16 @@ export const createVectorStore = (): VectorStore => {
     capacity = Math.max(64, capacity * 2, slotCount);
     backing.ensure(outOffset() + capacity * 4);
     work = new Float64Array(capacity);
+    const flags = new Uint8Array(capacity);
+    flags.set(secondaries.subarray(0, Math.min(secondaries.length, capacity)));
+    secondaries = flags;
   };
   const reset = (dimension: number): void => {
     dimensions = dimension;
     stride = Math.ceil(dimension / 8) * 8;
     capacity = 0;
     ids = [];
+    secondaries = new Uint8Array(0);
     slots.clear();
     free.length = 0;
   };
@@ -124,7 +132,7 @@ export const createVectorStore = (): VectorStore => {
     get dimensions() {
       return dimensions;
     },
-    set: (id, vector) => {
+    set: (id, vector, secondary = false) => {
       // A new embedder (or its first vector): start over with its dimension.
       if (dimensions !== vector.length) reset(vector.length);
       let slot = slots.get(id);
@@ -136,6 +144,11 @@ export const createVectorStore = (): VectorStore => {
         reserve(slot + 1);
       }
       floats().set(vector, (slot + 1) * stride);
+      secondaries[slot] = secondary ? 1 : 0;
+    },
+    setSecondary: (id, secondary) => {
+      const slot = slots.get(id);
+      if (slot !== undefined) secondaries[slot] = secondary ? 1 : 0;
     },
     remove: (id) => {
       const slot = slots.get(id);
@@ -147,7 +160,7 @@ export const createVectorStore = (): VectorStore => {
     clear: () => {
       reset(0);
     },
-    scan: (query, accept, limit) => {
+    scan: (query, accept, limit, all = false) => {
       const top = new Map<string, number>();
       if (query.length !== dimensions || limit <= 0 || ids.length === 0) return top;
       const count = ids.length;
@@ -159,14 +172,18 @@ export const createVectorStore = (): VectorStore => {
       const out = new Float32Array(backing.buffer(), outOffset(), count);
       let positive = 0;
       for (let slot = 0; slot < count; slot += 1) {
-        // Freed slots hold stale vectors; they never become candidates.
-        const score = ids[slot] === undefined ? 0 : (out[slot] as number);
+        // Freed slots hold stale vectors; they never become candidates, nor do secondary
+        // documents unless every document is asked for.
+        const score =
+          ids[slot] === undefined || (!all && secondaries[slot] === 1) ? 0 : (out[slot] as number);
         const kept = score > 0 ? score : 0;
         out[slot] = kept;
         work[slot] = kept;
         if (kept > 0) positive += 1;
       }
       const scores = out;
+      // Each candidate is asked once, however often the pool widens.
+      const passes = askOnce(accept);
       // Widen the candidate pool until `limit` of them pass the filter (or none are left).
       let want = accept === undefined ? limit : limit * 4;
       for (;;) {
@@ -181,7 +198,7 @@ export const createVectorStore = (): VectorStore => {
         candidates.sort(bestFirst);
         top.clear();
         for (const candidate of candidates) {
-          if (accept === undefined || accept(candidate[0])) top.set(candidate[0], candidate[1]);
+          if (passes(candidate[0])) top.set(candidate[0], candidate[1]);
           if (top.size >= limit) return top;
         }
         if (pool >= positive) return top;

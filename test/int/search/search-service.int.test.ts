@@ -1,16 +1,16 @@
 import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChangeFeed, type ChangeFeed } from '../../../projections/change-feed.js';
-import { createLsaEmbedder } from '../../../services/search/lsa.js';
-import { createSearchService, type SearchService } from '../../../services/search/service.js';
+import type { ChangeFeed } from '../../../projections/change-feed.js';
+import type { SearchService } from '../../../services/search/service.js';
 import {
   changeNotice,
   deleteNodes,
   insertEdges,
   openCatalogBed,
-  silentLogger,
+  startSearch,
   upsertNodes,
   type CatalogBed,
+  type SearchBed,
   type NodeRow,
 } from './support.js';
 
@@ -87,6 +87,7 @@ describe('search service over the catalog read model', () => {
   let bed: CatalogBed;
   let feed: ChangeFeed;
   let search: SearchService;
+  let running: SearchBed;
 
   beforeAll(async () => {
     bed = await openCatalogBed('search_service');
@@ -95,19 +96,12 @@ describe('search service over the catalog read model', () => {
       { source: 'learn.unit-1', type: 'partOf', target: 'learn.module' },
       { source: 'sample.append', type: 'exampleOf', target: 'arch.event-store' },
     ]);
-    feed = createChangeFeed({ database: bed.database, logger: silentLogger });
-    search = createSearchService({
-      db: bed.database.pool,
-      changes: feed,
-      embedder: createLsaEmbedder({ dimensions: 8, minDocumentFrequency: 1 }),
-      logger: silentLogger,
-    });
-    await search.ready();
+    running = await startSearch(bed);
+    ({ feed, search } = running);
   });
 
   afterAll(async () => {
-    await search.close();
-    await feed.close();
+    await running.close();
     await bed.close();
   });
 

@@ -4,6 +4,9 @@ import { encodePosition } from '../../../services/event-store/position.js';
 import { createLogger, type Logger } from '../../../services/runtime/logger.js';
 import { projectionMigrationSets } from '../../../projections/runner.js';
 import type { ChangeNotice } from '../../../projections/change-payload.js';
+import { createChangeFeed, type ChangeFeed } from '../../../projections/change-feed.js';
+import { createLsaEmbedder } from '../../../services/search/lsa.js';
+import { createSearchService, type SearchService } from '../../../services/search/service.js';
 import { resourceUri } from '../../../projections/resources.js';
 import { labelSpec } from '../../../services/catalog/vocabulary.js';
 import { createThrowawayDatabase } from '../../support/postgres.js';
@@ -53,6 +56,8 @@ export interface NodeRow {
   readonly product?: string | null;
   readonly monikers?: readonly string[];
   readonly attributes?: Record<string, unknown>;
+  /** The page across versions (its site path without the version folder). */
+  readonly page?: string | null;
 }
 
 /** Inserts or replaces catalog nodes, as the catalog projection would. */
@@ -60,11 +65,11 @@ export const upsertNodes = async (database: Database, nodes: readonly NodeRow[])
   for (const node of nodes) {
     await database.pool.query(
       `INSERT INTO read_model.catalog_nodes
-         (uid, label, title, summary, body, product, monikers, attributes, content_hash, last_modified, revision, position)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'hash', '2026-01-05T09:00:00Z', 0, '0')
+         (uid, label, title, summary, body, product, monikers, attributes, page, content_hash, last_modified, revision, position)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'hash', '2026-01-05T09:00:00Z', 0, '0')
        ON CONFLICT (uid) DO UPDATE SET label = EXCLUDED.label, title = EXCLUDED.title,
          summary = EXCLUDED.summary, body = EXCLUDED.body, product = EXCLUDED.product,
-         monikers = EXCLUDED.monikers, attributes = EXCLUDED.attributes`,
+         monikers = EXCLUDED.monikers, attributes = EXCLUDED.attributes, page = EXCLUDED.page`,
       [
         node.uid,
         node.label,
@@ -74,6 +79,7 @@ export const upsertNodes = async (database: Database, nodes: readonly NodeRow[])
         node.product ?? null,
         node.monikers ?? ['latest'],
         JSON.stringify(node.attributes ?? {}),
+        node.page ?? null,
       ],
     );
   }
@@ -107,3 +113,29 @@ export const changeNotice = (nodes: readonly { label: string; uid: string }[]): 
   uris: nodes.map((node) => resourceUri(labelSpec(node.label)?.resourceType ?? 'doc', node.uid)),
   collections: [],
 });
+
+export interface SearchBed {
+  readonly feed: ChangeFeed;
+  readonly search: SearchService;
+  close(): Promise<void>;
+}
+
+/** A search service over the bed's read model, following its change feed, built and ready. */
+export const startSearch = async (bed: CatalogBed): Promise<SearchBed> => {
+  const feed = createChangeFeed({ database: bed.database, logger: silentLogger });
+  const search = createSearchService({
+    db: bed.database.pool,
+    changes: feed,
+    embedder: createLsaEmbedder({ dimensions: 8, minDocumentFrequency: 1 }),
+    logger: silentLogger,
+  });
+  await search.ready();
+  return {
+    feed,
+    search,
+    close: async () => {
+      await search.close();
+      await feed.close();
+    },
+  };
+};

@@ -59,12 +59,13 @@ describe('LSA embedder', () => {
     const [query] = await inWorker.embed(['event store'], 'query');
     const [same] = await here.embed(['event store'], 'query');
     expect([...query!]).toEqual([...same!]);
-  });
+    // Three worker starts from TypeScript sources: seconds each on a loaded machine.
+  }, 30_000);
 
-  it('given one embedder refitted on a growing corpus, when its fits run in the worker it keeps, then each equals the fit on the event loop', async () => {
+  it('given one embedder refitted on a growing corpus, when each fit runs in a worker of its own, then each equals the fit on the event loop', async () => {
     const inWorker = createLsaEmbedder({ dimensions: 4 });
     const here = createLsaEmbedder({ dimensions: 4, worker: false });
-    // Three fits, two of them started together: they queue on the one worker, in order.
+    // Three fits, two of them started together: they run one after the other, in order.
     const corpora = [corpus.slice(0, 5), corpus.slice(0, 7), corpus];
     const [first, second] = await Promise.all([
       inWorker.fit(corpora[0] ?? []),
