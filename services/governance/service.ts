@@ -4,8 +4,8 @@ import type { CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/types.js';
 import type { CommandResult, RequestCommandHandlers } from '../requests/commands.js';
-import { ApprovalNotCounted, RecordConflict } from '../requests/errors.js';
-import { requestStreamId } from '../requests/events.js';
+import { ApprovalNotCounted, RecordConflict, RequestClosed } from '../requests/errors.js';
+import { requestStreamId, type StageAdvanceRejected } from '../requests/events.js';
 import { findProposal, foldRequestStream, type ProposalRecord } from '../requests/fold.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
 import {
@@ -14,7 +14,7 @@ import {
   type ApprovalMode,
   type RecordedApprovalMode,
 } from './approval-mode.js';
-import { recordDivergence } from './divergence.js';
+import { divergenceStreamId, recordDivergence, type RepositoryDivergedData } from './divergence.js';
 import type { PrincipalDirectory } from './principals.js';
 
 /**
@@ -311,26 +311,60 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
       );
       return { ...result, counted: true };
     } catch (error) {
-      if (error instanceof RecordConflict && error.details.outcome === 'rejected') {
-        const reason = `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after proposal ${input.proposalId} had ended (rejected); the merge approves nothing.`;
-        await recordDivergence(
-          eventStore,
-          {
-            requestId: input.requestId,
-            proposalId: input.proposalId,
-            kind: 'merged_after_decision',
-            pullNumber: input.pullNumber,
-            by: input.mergedBy,
-            mergeCommitSha: input.mergeCommitSha,
-            reason,
-          },
-          meta,
+      // Merged after the proposal ended (rejected, or abandoned with its closed request): the
+      // merge approves nothing, and the file it changed is restored (`merged_after_decision`).
+      const closedRequest = error instanceof RequestClosed;
+      if (
+        closedRequest ||
+        (error instanceof RecordConflict && error.details.outcome === 'rejected')
+      ) {
+        const history = await eventStore.readStream(requestStreamId(input.requestId));
+        const revision = history.at(-1)?.revision ?? -1n;
+        // This very merge ended the proposal (another delivery of it): nothing new to record.
+        const notCounted = history.find(
+          (event) =>
+            event.type === 'StageAdvanceRejected' &&
+            (event.data as StageAdvanceRejected['data']).proposalId === input.proposalId &&
+            (event.data as StageAdvanceRejected['data']).mergeNotCounted?.pullNumber ===
+              input.pullNumber,
         );
+        if (notCounted) {
+          const { reason } = notCounted.data as StageAdvanceRejected['data'];
+          return { requestId: input.requestId, revision, counted: false, reason };
+        }
+        const reason = closedRequest
+          ? `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after request ${input.requestId} had closed (stage ${String(error.details.stage)}); proposal ${input.proposalId} ended with it, and the merge approves nothing.`
+          : `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after proposal ${input.proposalId} had ended (rejected); the merge approves nothing.`;
+        const known = (await eventStore.readStream(divergenceStreamId(input.requestId))).find(
+          (event) => {
+            const data = event.data as RepositoryDivergedData;
+            return (
+              data.kind === 'merged_after_decision' &&
+              data.proposalId === input.proposalId &&
+              data.pullNumber === input.pullNumber
+            );
+          },
+        );
+        if (!known) {
+          await recordDivergence(
+            eventStore,
+            {
+              requestId: input.requestId,
+              proposalId: input.proposalId,
+              kind: 'merged_after_decision',
+              pullNumber: input.pullNumber,
+              by: input.mergedBy,
+              mergeCommitSha: input.mergeCommitSha,
+              reason,
+            },
+            meta,
+          );
+        }
         return {
           requestId: input.requestId,
-          revision: await requestRevision(input.requestId),
+          revision,
           counted: false,
-          reason,
+          reason: known ? (known.data as RepositoryDivergedData).reason : reason,
         };
       }
       if (!(error instanceof ApprovalNotCounted)) throw error;
@@ -380,14 +414,6 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     );
     return { requestId: input.requestId, revision, counted: false, reason };
   };
-
-  const requestRevision = async (requestId: string): Promise<bigint> =>
-    (
-      await eventStore.readStream(requestStreamId(requestId), {
-        direction: 'backwards',
-        maxCount: 1,
-      })
-    )[0]?.revision ?? -1n;
 
   return {
     principals,
