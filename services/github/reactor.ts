@@ -421,6 +421,10 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
         if (requestId !== undefined) await decided({ requestId });
         return reconcileClosedRequest(reconcileDeps, event);
       case REPOSITORY_DIVERGED:
+        // A merge recorded as approving nothing was delivered: it waits for nothing more.
+        if ((event.data as { kind?: string }).kind === 'merged_after_decision' && proposalId) {
+          await decided({ proposalId });
+        }
         return reconcileDivergence(reconcileDeps, event, signal);
       default:
         return;

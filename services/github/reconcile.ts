@@ -130,9 +130,10 @@ const restoreAfterUncountedMerge = async (
   const found = await uncountedRestore(deps, merge);
   let restore = found.pull;
   if (restore === undefined) {
-    // Nothing opened yet: only a file that still disagrees gets a restore.
+    // Nothing opened yet: only a file that is not the recorded one gets a restore. The pending
+    // proposal's file is no exception here: this merge, which approved nothing, put it there.
     const file = await checkBaseFile(deps, requestId);
-    if (file.kind === 'disagrees') {
+    if (file.kind === 'disagrees' || (file.kind === 'agrees' && file.as === 'pending')) {
       restore = await deps.github.ensureProposalPullRequest(
         {
           branch: found.branch,
@@ -260,8 +261,11 @@ const pendingProposal = (stream: readonly RecordedEvent[]): ProposalRecord | und
 type BaseFileCheck =
   /** The request has no recorded file yet: nothing to hold the repository to. */
   | { readonly kind: 'unrecorded' }
-  /** `pending`: the file is the one the pending proposal proposes, not the recorded one. */
-  | { readonly kind: 'agrees'; readonly as: 'recorded' | 'pending' }
+  /**
+   * `pending`: the file is the one the pending proposal proposes, not the recorded one (`content`,
+   * which a restore would put back).
+   */
+  | { readonly kind: 'agrees'; readonly as: 'recorded' | 'pending'; readonly content: string }
   | {
       readonly kind: 'disagrees';
       readonly path: string;
@@ -279,12 +283,12 @@ const checkBaseFile = async (deps: ReconcileDeps, requestId: string): Promise<Ba
   const content = renderRecordedRequestFile(stream);
   if (content === undefined) return { kind: 'unrecorded' };
   const current = await deps.github.readBaseFile(path);
-  if (current === content) return { kind: 'agrees', as: 'recorded' };
+  if (current === content) return { kind: 'agrees', as: 'recorded', content };
   const pending = pendingProposal(stream);
   if (current !== undefined && pending) {
     const then = foldRequestStream(stream, BigInt(pending.revision));
     if (then && renderRequestFile(then, pending) === current)
-      return { kind: 'agrees', as: 'pending' };
+      return { kind: 'agrees', as: 'pending', content };
   }
   return { kind: 'disagrees', path, stream, content, current };
 };
@@ -324,6 +328,12 @@ const reconcileFileChange = async (
   if (mergedPull === undefined) {
     const stream =
       file.kind === 'disagrees' ? file.stream : await deps.readStream(requestStreamId(requestId));
+    // A merge the log recorded as approving nothing: its restore (the same branch) answers it.
+    const merge = await recordedUncountedMerge(deps, stream, requestId, commit);
+    if (merge) {
+      await restoreAfterUncountedMerge(deps, merge, signal);
+      return;
+    }
     const pending = pendingProposal(stream);
     const pull = pending && (await deps.github.findPullRequest(proposalBranch(pending.proposalId)));
     if (pending && pull?.merged) {
@@ -339,13 +349,6 @@ const reconcileFileChange = async (
         'request file changed by a merge not yet decided: checked again once it is',
       );
       return;
-    }
-    if (file.kind === 'disagrees') {
-      const merge = await recordedUncountedMerge(deps, stream, requestId, commit);
-      if (merge) {
-        await restoreAfterUncountedMerge(deps, merge, signal);
-        return;
-      }
     }
   }
   if (file.kind !== 'disagrees') return;

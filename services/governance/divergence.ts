@@ -10,7 +10,7 @@ import type { EventStore } from '../event-store/types.js';
  *
  * - `merged_after_decision`: a proposal's pull request was merged after the proposal had ended
  *   (closed and reopened, then merged), or after its request had closed (intake rejected,
- *   withdrawn). The request file on the base branch now says a stage the log never approved →
+ *   withdrawn), or while the deployment's log says it approves locally. The request file on the base branch now says a stage the log never approved →
  *   the reactor comments and opens a restore pull request, named after the merge commit as the
  *   merge's own push names it (one restore per divergence).
  * - `reopened`: a decided proposal's pull request was reopened. Reopening revives nothing →

@@ -40,6 +40,20 @@ const outcomeOf = async (requestId: string, proposalId: string) => {
 const mergePush = (requestId: string, sha: string, by: string) =>
   world().pushPayload(sha, by, { modified: [`requests/${requestId}.md`] });
 
+/**
+ * `by` merges the pull request; its push is delivered and reconciled first, then the merge itself
+ * (answered `not counted` with the reason).
+ */
+const mergeWithPushFirst = async (requestId: string, pull: number, by: string) => {
+  const merge = h().double.mergePullRequest(OWNER, REPO, pull, { mergedBy: by });
+  const sha = String(merge.merge_commit_sha);
+  await world().deliver('push', mergePush(requestId, sha, by));
+  await world().runReactor();
+  const merged = await world().deliver('pull_request', world().pullPayload(pull, by));
+  expect(merged.body.status).toBe('not counted');
+  return { sha, reason: String(merged.body.reason) };
+};
+
 const rerunReactorFromStart = (name: string) => world().rerunReactorFromStart(name);
 
 describe('one restore pull request per divergence', () => {
@@ -128,14 +142,9 @@ describe('one restore pull request per divergence', () => {
     h().double.closePullRequest(OWNER, REPO, pull, { closedBy: 'grace' });
     await world().deliver('pull_request', world().pullPayload(pull, 'grace'));
     h().double.reopenPullRequest(OWNER, REPO, pull, { by: 'grace' });
-    const merge = h().double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'grace' });
-    const sha = String(merge.merge_commit_sha);
-
     // The push first this time: the proposal has ended, so nothing waits for a decision.
-    await world().deliver('push', mergePush(requestId, sha, 'grace'));
-    await world().runReactor();
-    const merged = await world().deliver('pull_request', world().pullPayload(pull, 'grace'));
-    expect(merged.body).toMatchObject({ status: 'not counted', proposalId });
+    const { sha, reason } = await mergeWithPushFirst(requestId, pull, 'grace');
+    expect(reason).toContain(`after proposal ${proposalId} had ended`);
     await world().deliver('pull_request', world().pullPayload(pull, 'grace'));
     await world().runReactor();
 
@@ -259,5 +268,37 @@ describe('a merge whose delivery never arrives', () => {
     expect(rows).toEqual([]);
     expect(await outcomeOf(requestId, proposalId)).toBe('approved');
     expect(restoresOf(requestId)).toEqual([]);
+  });
+});
+
+describe('a merge on a deployment that approves locally', () => {
+  it('given the approval mode set to local while a GitHub-configured process still receives deliveries, when a pending proposal is merged, then the merge approves nothing, the proposal still waits for a local decision, one pull request restores the file, and no merge is reported undelivered', async () => {
+    const { requestId, proposalId, pull } = await world().proposalWithPull(
+      7,
+      'token:octocat-agent',
+    );
+    await h().governance.setMode({ mode: 'local', as: 'grace', reason: 'leaving GitHub' });
+    try {
+      // The push first: reconciled before the merge is recorded, it waits for the decision.
+      const { sha, reason } = await mergeWithPushFirst(requestId, pull, 'grace');
+      expect(reason).toContain('this deployment approves locally');
+      const reactor = h().reactor(h().client());
+      reactor.start();
+      await reactorCaughtUp(h(), reactor);
+      expect(reactor.status().undecidedMerges).toEqual([]);
+      await reactor.stop();
+
+      expect(await outcomeOf(requestId, proposalId)).toBe('pending');
+      expect(restoresOf(requestId).map((restore) => restore.head.ref)).toEqual([
+        fileRestoreBranch(requestId, sha),
+      ]);
+      expect(
+        h().double.listFiles(OWNER, REPO, fileRestoreBranch(requestId, sha))[
+          `requests/${requestId}.md`
+        ],
+      ).toContain('stage: proposed');
+    } finally {
+      await h().governance.setMode({ mode: 'github', as: 'grace' });
+    }
   });
 });
