@@ -25,6 +25,11 @@ import { bodyTooLarge, declaredLength, HttpRefusal, readBody } from './node-brid
 export interface ReadinessCheck {
   readonly name: string;
   readonly probe: () => Promise<boolean>;
+  /**
+   * What /readyz shows beside the verdict: things an operator must see that do not make the
+   * process unready (a background worker's failures, work waiting on someone else).
+   */
+  readonly detail?: () => Readonly<Record<string, unknown>>;
 }
 
 /** What a route is told beside the request: the server's own URLs and its body reader. */
@@ -211,9 +216,9 @@ const opsRoutes = (
     path: '/readyz',
     handle: async (_req, res) => {
       const checks = await Promise.all(
-        options.readiness.map(({ name, probe }) =>
+        options.readiness.map(({ name, probe, detail }) =>
           probe().then(
-            (ok) => ({ name, ok }),
+            (ok) => ({ name, ok, ...(detail ? { detail: detail() } : {}) }),
             (error: unknown) => ({ name, ok: false, detail: (error as Error).message }),
           ),
         ),

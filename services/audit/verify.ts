@@ -312,15 +312,38 @@ export const verifyLog = async (options: VerifyOptions): Promise<VerifyReport> =
       );
     } else if (digest && sequence < digest.events) {
       const last = digest.last;
-      problem = {
-        kind: 'missing',
-        reason: `the log ends after ${sequence} events, but the digest made at ${digest.at} covers ${digest.events}: the newest ${digest.events - sequence} are missing, the last of them stream ${last?.streamId ?? '?'} revision ${last?.revision ?? '?'} (position ${digest.position ?? '?'}, id ${last?.id ?? '?'})`,
-        sequence: digest.events - 1,
-        streamId: last?.streamId ?? null,
-        revision: last?.revision ?? null,
-        position: digest.position,
-        eventId: last?.id ?? null,
-      };
+      const [stillThere] = last
+        ? await options.eventStore.readStream(last.streamId, {
+            fromRevision: BigInt(last.revision),
+            maxCount: 1,
+          })
+        : [];
+      // The digest's newest event is still in the log: what is gone was older, and the seal
+      // was rewritten so it cannot say which; only earlier digests narrow it down.
+      problem =
+        last && stillThere?.id === last.id
+          ? {
+              kind: 'missing',
+              reason: `the log holds ${sequence} events, but the digest made at ${digest.at} covers ${digest.events}: ${digest.events - sequence} of them were removed from before its newest event (stream ${last.streamId} revision ${last.revision}, still in the log at position ${stillThere.position}), and the seal rewritten to hide which; ${
+                lastMatched
+                  ? `the log still matches the digest of ${lastMatched.events} events made at ${lastMatched.at}, so they lie after event #${lastMatched.events - 1}`
+                  : 'no earlier digest narrows it down'
+              }`,
+              sequence: null,
+              streamId: null,
+              revision: null,
+              position: null,
+              eventId: null,
+            }
+          : {
+              kind: 'missing',
+              reason: `the log ends after ${sequence} events, but the digest made at ${digest.at} covers ${digest.events}: the newest ${digest.events - sequence} are missing, the last of them stream ${last?.streamId ?? '?'} revision ${last?.revision ?? '?'} (position ${digest.position ?? '?'}, id ${last?.id ?? '?'})`,
+              sequence: digest.events - 1,
+              streamId: last?.streamId ?? null,
+              revision: last?.revision ?? null,
+              position: digest.position,
+              eventId: last?.id ?? null,
+            };
     } else if (
       signature &&
       signature.status !== 'valid' &&

@@ -2,7 +2,7 @@ import type { MigrationSet } from '../database/migrate.js';
 import type { Queryable } from '../database/queryable.js';
 import type { Position } from '../event-store/types.js';
 
-/** The reactor's tables (checkpoint, failures), migrated by the composition root. */
+/** The reactor's tables (checkpoint, failures, undecided merges), migrated by the composition root. */
 export const githubReactorMigrations: MigrationSet = {
   owner: 'github-reactor',
   directory: new URL('./migrations/', import.meta.url),
@@ -86,5 +86,70 @@ export const loadFailures = async (
     eventType: row.event_type,
     error: row.error,
     failedAt: row.failed_at.toISOString(),
+  }));
+};
+
+/** A proposal's merge seen on GitHub (by its push) whose decision the log does not hold yet. */
+export interface UndecidedMergeRecord {
+  readonly requestId: string;
+  readonly proposalId: string;
+  readonly pullNumber: number;
+  /** The commit of the push that showed the merge. */
+  readonly commit: string;
+  /** When the reactor first saw it. */
+  readonly seenAt: string;
+}
+
+/** Kept once per proposal: seeing the merge again keeps the first time it was seen. */
+export const recordUndecidedMerge = async (
+  db: Queryable,
+  reactor: string,
+  merge: Omit<UndecidedMergeRecord, 'seenAt'>,
+): Promise<UndecidedMergeRecord> => {
+  const { rows } = await db.query<{ seen_at: Date }>(
+    `INSERT INTO github_reactor.undecided_merges (reactor, proposal_id, request_id, pull_number, commit_sha)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (reactor, proposal_id) DO UPDATE SET proposal_id = EXCLUDED.proposal_id
+     RETURNING seen_at`,
+    [reactor, merge.proposalId, merge.requestId, merge.pullNumber, merge.commit],
+  );
+  return { ...merge, seenAt: (rows[0]?.seen_at ?? new Date()).toISOString() };
+};
+
+/** The decision is in the log: of one proposal, or of every proposal of a closed request. */
+export const forgetUndecidedMerges = async (
+  db: Queryable,
+  reactor: string,
+  of: { readonly proposalId: string } | { readonly requestId: string },
+): Promise<void> => {
+  await db.query(
+    'proposalId' in of
+      ? 'DELETE FROM github_reactor.undecided_merges WHERE reactor = $1 AND proposal_id = $2'
+      : 'DELETE FROM github_reactor.undecided_merges WHERE reactor = $1 AND request_id = $2',
+    [reactor, 'proposalId' in of ? of.proposalId : of.requestId],
+  );
+};
+
+export const loadUndecidedMerges = async (
+  db: Queryable,
+  reactor: string,
+): Promise<UndecidedMergeRecord[]> => {
+  const { rows } = await db.query<{
+    proposal_id: string;
+    request_id: string;
+    pull_number: number;
+    commit_sha: string;
+    seen_at: Date;
+  }>(
+    `SELECT proposal_id, request_id, pull_number, commit_sha, seen_at
+       FROM github_reactor.undecided_merges WHERE reactor = $1 ORDER BY seen_at, proposal_id`,
+    [reactor],
+  );
+  return rows.map((row) => ({
+    requestId: row.request_id,
+    proposalId: row.proposal_id,
+    pullNumber: row.pull_number,
+    commit: row.commit_sha,
+    seenAt: row.seen_at.toISOString(),
   }));
 };

@@ -9,11 +9,15 @@ import type { RequestProposed, StageAdvanceProposed } from '../requests/events.j
 import { isCogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import {
+  forgetUndecidedMerges,
   loadCheckpoint,
   loadFailures,
+  loadUndecidedMerges,
   recordFailure,
+  recordUndecidedMerge,
   saveCheckpoint,
   type ReactorFailure,
+  type UndecidedMergeRecord,
 } from './checkpoint.js';
 import {
   backoffMs,
@@ -27,9 +31,11 @@ import type { Leadership, Lease } from './leadership.js';
 import { proposalBranch, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
 import {
+  reconcileClosedRequest,
   reconcileCountedMerge,
   reconcileDivergence,
   reconcileUncountedMerge,
+  type UndecidedMerge,
 } from './reconcile.js';
 import { findProposal } from '../requests/fold.js';
 import {
@@ -57,6 +63,11 @@ import {
  *   the proposal ended, a reopened pull request, a deleted branch, a hand-edited file, a push onto
  *   a proposal branch, an abandoned restore) → the same restore, a comment, closing, or the next
  *   restore (see divergence.ts).
+ * - `IntakeRejected` / `RequestWithdrawn` with a proposal still pending → the proposal ends with
+ *   the request (`StageAdvanceRejected`) and its open pull request is closed with a comment.
+ * - A proposal's merge seen on GitHub (its push) whose decision the log does not hold yet is kept
+ *   in `github_reactor.undecided_merges` until the decision is recorded; past
+ *   `decisionGraceMs` it is reported as undelivered (status, `/readyz`, metrics, an error log).
  *
  * Every step is idempotent (look-up before create, deterministic names, command ids derived
  * from the event id), so handling an event again after a retry or a crash changes nothing. The
@@ -78,6 +89,8 @@ const FILTER: EventFilter = {
     'StageAdvanceProposed',
     'StageAdvanceApproved',
     'StageAdvanceRejected',
+    'IntakeRejected',
+    'RequestWithdrawn',
     REPOSITORY_DIVERGED,
   ],
 };
@@ -104,6 +117,12 @@ export interface GitHubReactorStatus {
   readonly lastError?: string;
   /** Events that failed for good, newest first (also in github_reactor.failures). */
   readonly failures: readonly ReactorFailure[];
+  /**
+   * Proposals whose merge GitHub shows (seen by its push) but whose decision the log does not
+   * hold, oldest first (also in github_reactor.undecided_merges). `overdue`: waiting longer than
+   * `decisionGraceMs`, so the delivery of the merge was most likely lost: redeliver it.
+   */
+  readonly undecidedMerges: readonly (UndecidedMergeRecord & { readonly overdue: boolean })[];
 }
 
 export interface ReactorRetryOptions {
@@ -126,6 +145,11 @@ export interface GitHubReactorOptions {
   readonly clock?: () => Date;
   /** Checkpoint name (default `github-reactor`). */
   readonly name?: string;
+  /**
+   * How long a merge seen on GitHub may wait for its decision (the delivery of the merge) before
+   * it is reported as undelivered (default 10 minutes).
+   */
+  readonly decisionGraceMs?: number;
 }
 
 export interface GitHubReactor {
@@ -190,9 +214,50 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
     caughtUp: false,
     handled: 0,
     failures: [],
+    undecidedMerges: [],
   };
   let controller: AbortController | undefined;
   let running: Promise<void> | undefined;
+  const decisionGraceMs = options.decisionGraceMs ?? 10 * 60_000;
+  /** Undecided merges by proposal; the overdue ones already logged. */
+  const undecided = new Map<string, UndecidedMergeRecord>();
+  const reportedOverdue = new Set<string>();
+  let overdueTimer: NodeJS.Timeout | undefined;
+
+  const isOverdue = (merge: UndecidedMergeRecord): boolean =>
+    clock().getTime() - Date.parse(merge.seenAt) >= decisionGraceMs;
+
+  const awaitDecision = async (merge: UndecidedMerge): Promise<void> => {
+    const kept = await recordUndecidedMerge(pool, name, merge);
+    undecided.set(kept.proposalId, kept);
+  };
+
+  /** The decision is in the log: the merge no longer waits for anything. */
+  const decided = async (
+    of: { readonly proposalId: string } | { readonly requestId: string },
+  ): Promise<void> => {
+    const gone = [...undecided.values()].filter((merge) =>
+      'proposalId' in of ? merge.proposalId === of.proposalId : merge.requestId === of.requestId,
+    );
+    if (gone.length === 0) return;
+    await forgetUndecidedMerges(pool, name, of);
+    for (const merge of gone) {
+      undecided.delete(merge.proposalId);
+      reportedOverdue.delete(merge.proposalId);
+    }
+  };
+
+  /** Says once, as an error, that a merge waited past the grace for its decision. */
+  const reportOverdue = (): void => {
+    for (const merge of undecided.values()) {
+      if (reportedOverdue.has(merge.proposalId) || !isOverdue(merge)) continue;
+      reportedOverdue.add(merge.proposalId);
+      logger.error(
+        { ...merge, repository },
+        `pull request #${merge.pullNumber} of ${merge.proposalId} is merged on GitHub, but no decision reached the log since ${merge.seenAt}: its webhook delivery was most likely lost; redeliver it (the repository's Settings → Webhooks → Recent Deliveries), and the merge is applied`,
+      );
+    }
+  };
 
   const meta = (event: RecordedEvent, command: string): CommandMetadata => ({
     commandId: uuidv5(`${event.id}:${command}`, COMMAND_NAMESPACE),
@@ -325,6 +390,7 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
   const reconcileDeps = {
     github,
     logger,
+    awaitDecision,
     readStream: (streamId: string) => eventStore.readStream(streamId),
     rejectProposal: async (
       input: { requestId: string; proposalId: string; reason: string },
@@ -337,20 +403,31 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
     },
   };
 
-  const handle = (event: RecordedEvent, signal: AbortSignal): Promise<void> => {
+  const handle = async (event: RecordedEvent, signal: AbortSignal): Promise<void> => {
+    const { requestId, proposalId } = event.data as { requestId?: string; proposalId?: string };
     switch (event.type) {
       case 'RequestProposed':
         return onRequestProposed(event, signal);
       case 'StageAdvanceProposed':
         return onStageAdvanceProposed(event, signal);
       case 'StageAdvanceApproved':
+        if (proposalId !== undefined) await decided({ proposalId });
         return reconcileCountedMerge(reconcileDeps, event, signal);
       case 'StageAdvanceRejected':
+        if (proposalId !== undefined) await decided({ proposalId });
         return reconcileUncountedMerge(reconcileDeps, event, signal);
+      case 'IntakeRejected':
+      case 'RequestWithdrawn':
+        if (requestId !== undefined) await decided({ requestId });
+        return reconcileClosedRequest(reconcileDeps, event);
       case REPOSITORY_DIVERGED:
+        // A merge recorded as approving nothing was delivered: it waits for nothing more.
+        if ((event.data as { kind?: string }).kind === 'merged_after_decision' && proposalId) {
+          await decided({ proposalId });
+        }
         return reconcileDivergence(reconcileDeps, event, signal);
       default:
-        return Promise.resolve();
+        return;
     }
   };
 
@@ -426,8 +503,13 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
 
   const consume = async (signal: AbortSignal): Promise<void> => {
     const checkpoint = await loadCheckpoint(pool, name);
+    const failures = await loadFailures(pool, name);
+    const waiting = await loadUndecidedMerges(pool, name);
+    // All at once: a status read meanwhile shows the stored state whole, never half of it.
+    undecided.clear();
+    for (const merge of waiting) undecided.set(merge.proposalId, merge);
+    status.failures = failures;
     status.checkpoint = checkpoint ?? null;
-    status.failures = await loadFailures(pool, name);
     status.caughtUp = false;
     status.state = 'catching-up';
     logger.info(
@@ -504,14 +586,25 @@ export const createGitHubReactor = (options: GitHubReactorOptions): GitHubReacto
       running = run(signal).finally(() => {
         status.state = 'stopped';
       });
+      overdueTimer = setInterval(reportOverdue, Math.min(decisionGraceMs, 60_000));
+      overdueTimer.unref();
     },
     stop: async () => {
       controller?.abort(new Error('GitHub reactor stopping'));
+      clearInterval(overdueTimer);
+      overdueTimer = undefined;
       await running;
       running = undefined;
       controller = undefined;
       status = { ...status, state: 'stopped', retrying: undefined };
     },
-    status: () => ({ ...status, failures: [...status.failures] }),
+    status: () => ({
+      ...status,
+      failures: [...status.failures],
+      undecidedMerges: [...undecided.values()].map((merge) => ({
+        ...merge,
+        overdue: isOverdue(merge),
+      })),
+    }),
   };
 };

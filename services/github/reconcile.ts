@@ -1,11 +1,11 @@
 import type { RecordedEvent } from '../event-store/types.js';
-import type { RepositoryDivergedData } from '../governance/divergence.js';
+import { divergenceStreamId, type RepositoryDivergedData } from '../governance/divergence.js';
 import {
   requestStreamId,
   type StageAdvanceApproved,
   type StageAdvanceRejected,
 } from '../requests/events.js';
-import { findProposal } from '../requests/fold.js';
+import { findProposal, type ProposalRecord } from '../requests/fold.js';
 import { CogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
 import {
@@ -15,22 +15,30 @@ import {
   restoreAttemptBranch,
   restoreBranchOf,
 } from './markers.js';
-import type { GitHubOperations } from './operations.js';
+import type { GitHubOperations, PullRef } from './operations.js';
 import { foldRequestStream, renderRequestFile } from './render.js';
 
 /**
- * Making the repository agree with the log again after a merge that did not count. The merge
- * put the proposed stage into `requests/<id>.md` on the base branch while the log ended the
- * proposal; the reactor
+ * Making the repository agree with the log again after a merge that did not count (its merger
+ * may not approve it, or its proposal or request had ended). The merge put the proposed stage
+ * into `requests/<id>.md` on the base branch while the log approved nothing; the reactor
  *
  * 1. comments on the merged pull request: who merged, why it does not count, what happens now;
- * 2. opens a pull request `cogitave/restore-<proposalId>` that puts the file back to what the
- *    log says (the file of the last approved stage, byte for byte as its own pull request
- *    wrote it; before any approval, a file saying nothing was approved). Merging it needs no
- *    four eyes: it changes no stage, the log already holds the truth. Its branch is not a
- *    proposal branch, so its merge is not a decision.
+ * 2. opens a pull request that puts the file back to what the log says (the file of the last
+ *    approved stage, byte for byte as its own pull request wrote it; before any approval, a
+ *    file saying nothing was approved). Merging it needs no four eyes: it changes no stage, the
+ *    log already holds the truth. Its branch is not a proposal branch, so its merge is not a
+ *    decision.
  *
- * Both steps look up before they create, so handling the event again changes nothing.
+ * **One restore per divergence.** The merge is seen twice — as a decision (the pull request
+ * closed) and as a push to the base branch changing the file — in either order, each possibly
+ * redelivered, and the reactor may handle either again after a restart. Every path names the
+ * restore after the commit that made the file disagree, `cogitave/restore-<id>-<commit12>`, the
+ * name the push path gives it too, so whichever comes first opens it and the others find it.
+ * Only a merge whose commit is unknown falls back to `cogitave/restore-<proposalId>` (the name
+ * earlier versions gave every such restore, still looked up).
+ *
+ * Every step looks up before it creates, so handling the event again changes nothing.
  */
 export const restoreBranch = (proposalId: string): string =>
   `${BRANCH_PREFIX}restore-${proposalId}`;
@@ -60,6 +68,15 @@ export const renderRecordedRequestFile = (stream: readonly RecordedEvent[]): str
   ].join('\n');
 };
 
+/** A proposal's pull request merged on GitHub whose decision the log does not hold yet. */
+export interface UndecidedMerge {
+  readonly requestId: string;
+  readonly proposalId: string;
+  readonly pullNumber: number;
+  /** The commit of the push that showed the merge. */
+  readonly commit: string;
+}
+
 export interface ReconcileDeps {
   readonly github: GitHubOperations;
   readonly logger: Logger;
@@ -69,47 +86,75 @@ export interface ReconcileDeps {
     input: { requestId: string; proposalId: string; reason: string },
     event: RecordedEvent,
   ) => Promise<void>;
+  /**
+   * A merge GitHub shows whose decision is not in the log: kept (and reported) until the
+   * decision is recorded, so a lost delivery is not waited on silently.
+   */
+  readonly awaitDecision: (merge: UndecidedMerge) => Promise<void>;
 }
 
-interface Disagreement {
+/** A merge that approved nothing: not counted, or after its proposal or request had ended. */
+interface UncountedMerge {
   readonly requestId: string;
   readonly proposalId: string;
   readonly pullNumber: number;
   readonly by: string;
-  /** Why the log disagrees, as recorded. */
+  /** Why the merge does not count, as recorded. */
   readonly reason: string;
+  readonly mergeCommitSha: string | null;
 }
 
-/** Comment on the pull request and open the one restoring the request file (both once). */
-const restoreRequestFile = async (
+/** The restore of an uncounted merge: found under either name, else the name to open. */
+const uncountedRestore = async (
   deps: ReconcileDeps,
-  streamId: string,
-  what: Disagreement,
+  merge: UncountedMerge,
+): Promise<{ branch: string; pull: PullRef | undefined }> => {
+  const legacy = restoreBranch(merge.proposalId);
+  if (merge.mergeCommitSha === null) {
+    return { branch: legacy, pull: await deps.github.findPullRequest(legacy) };
+  }
+  const branch = fileRestoreBranch(merge.requestId, merge.mergeCommitSha);
+  const pull =
+    (await deps.github.findPullRequest(branch)) ?? (await deps.github.findPullRequest(legacy));
+  return pull === undefined ? { branch, pull } : { branch: legacy, pull };
+};
+
+/** Comment on the merged pull request and open the one restoring the request file (both once). */
+const restoreAfterUncountedMerge = async (
+  deps: ReconcileDeps,
+  merge: UncountedMerge,
   signal: AbortSignal,
 ): Promise<void> => {
-  const { requestId, proposalId, pullNumber, by, reason } = what;
-  const content = renderRecordedRequestFile(await deps.readStream(streamId));
-  if (content === undefined) return;
+  const { requestId, proposalId, pullNumber, by, reason } = merge;
   const path = requestFilePath(requestId);
-  const restore = await deps.github.ensureProposalPullRequest(
-    {
-      branch: restoreBranch(proposalId),
-      path,
-      content,
-      commitMessage: `${requestId}: restore ${path} (the merge of #${pullNumber} did not count)`,
-      title: `[${requestId}] restore ${path}: the merge of #${pullNumber} did not count`,
-      body: [
-        notCountedMarker(proposalId),
-        `#${pullNumber} was merged by @${by}, but that merge does not count as an approval, so \`${path}\` on the base branch no longer says what the log records.`,
-        '',
-        reason,
-        '',
-        'Merging this pull request puts the file back to the recorded state. It changes no stage and needs no second maintainer.',
-      ].join('\n'),
-      draft: false,
-    },
-    signal,
-  );
+  const found = await uncountedRestore(deps, merge);
+  let restore = found.pull;
+  if (restore === undefined) {
+    // Nothing opened yet: only a file that is not the recorded one gets a restore. The pending
+    // proposal's file is no exception here: this merge, which approved nothing, put it there.
+    const file = await checkBaseFile(deps, requestId);
+    if (file.kind === 'disagrees' || (file.kind === 'agrees' && file.as === 'pending')) {
+      restore = await deps.github.ensureProposalPullRequest(
+        {
+          branch: found.branch,
+          path,
+          content: file.content,
+          commitMessage: `${requestId}: restore ${path} (the merge of #${pullNumber} did not count)`,
+          title: `[${requestId}] restore ${path}: the merge of #${pullNumber} did not count`,
+          body: [
+            notCountedMarker(proposalId),
+            `#${pullNumber} was merged by @${by}, but that merge does not count as an approval, so \`${path}\` on the base branch no longer says what the log records.`,
+            '',
+            reason,
+            '',
+            'Merging this pull request puts the file back to the recorded state. It changes no stage and needs no second maintainer.',
+          ].join('\n'),
+          draft: false,
+        },
+        signal,
+      );
+    }
+  }
   await deps.github.ensureComment({
     number: pullNumber,
     marker: notCountedMarker(proposalId),
@@ -118,12 +163,18 @@ const restoreRequestFile = async (
       '',
       reason,
       '',
-      `The proposal has ended (recorded in the log). #${restore.number} restores \`${path}\`; the change can be proposed again for another maintainer to merge.`,
+      `The proposal has ended (recorded in the log). ${
+        restore === undefined
+          ? `\`${path}\` on the base branch already says what the log records, so nothing needs restoring;`
+          : `#${restore.number} restores \`${path}\`;`
+      } the change can be proposed again for another maintainer to merge.`,
     ].join('\n'),
   });
   deps.logger.info(
-    { requestId, proposalId, pull: pullNumber, restore: restore.number },
-    'merge that did not count: commented and restore pull request opened',
+    { requestId, proposalId, pull: pullNumber, restore: restore?.number },
+    restore === undefined
+      ? 'merge that did not count: commented; the request file agrees with the log'
+      : 'merge that did not count: commented and restore pull request opened',
   );
 };
 
@@ -136,12 +187,58 @@ export const reconcileUncountedMerge = async (
   const data = (event as RecordedEvent<string, StageAdvanceRejected['data']>).data;
   const notCounted = data.mergeNotCounted;
   if (!notCounted) return;
-  await restoreRequestFile(
+  await restoreAfterUncountedMerge(
     deps,
-    event.streamId,
-    { ...data, pullNumber: notCounted.pullNumber, by: notCounted.mergedBy },
+    {
+      ...data,
+      pullNumber: notCounted.pullNumber,
+      by: notCounted.mergedBy,
+      mergeCommitSha: notCounted.mergeCommitSha,
+    },
     signal,
   );
+};
+
+/**
+ * The uncounted merge, recorded in the log, whose commit `commit` is: a push of the base branch
+ * that is such a merge is answered by that merge's restore (the same branch, its explanation).
+ */
+const recordedUncountedMerge = async (
+  deps: ReconcileDeps,
+  stream: readonly RecordedEvent[],
+  requestId: string,
+  commit: string,
+): Promise<UncountedMerge | undefined> => {
+  for (const event of stream) {
+    if (event.type !== 'StageAdvanceRejected') continue;
+    const data = (event as RecordedEvent<string, StageAdvanceRejected['data']>).data;
+    const notCounted = data.mergeNotCounted;
+    if (notCounted?.mergeCommitSha === commit) {
+      return {
+        ...data,
+        pullNumber: notCounted.pullNumber,
+        by: notCounted.mergedBy,
+        mergeCommitSha: commit,
+      };
+    }
+  }
+  for (const event of await deps.readStream(divergenceStreamId(requestId))) {
+    const data = event.data as RepositoryDivergedData;
+    if (
+      data.kind === 'merged_after_decision' &&
+      data.mergeCommitSha === commit &&
+      data.proposalId !== null &&
+      data.pullNumber !== null
+    ) {
+      return {
+        ...data,
+        proposalId: data.proposalId,
+        pullNumber: data.pullNumber,
+        mergeCommitSha: commit,
+      };
+    }
+  }
+  return undefined;
 };
 
 /** Marker of a restore pull request opened because the file changed on the base branch. */
@@ -151,22 +248,24 @@ export const fileChangedMarker = (requestId: string, commit: string): string =>
 export const fileRestoreBranch = (requestId: string, commit: string): string =>
   `${BRANCH_PREFIX}restore-${requestId}-${commit.slice(0, 12)}`;
 
-/** Files the repository may hold without disagreeing: the recorded one, or a pending proposal's. */
-const agreeingFiles = (stream: readonly RecordedEvent[], recorded: string): Set<string> => {
-  const agreeing = new Set<string>([recorded]);
+/**
+ * The proposal waiting for a decision: the only one whose file the base branch may hold besides
+ * the recorded one (its merge is being decided). A request that has closed has none, even when a
+ * proposal of it was never decided: it ended with the request.
+ */
+const pendingProposal = (stream: readonly RecordedEvent[]): ProposalRecord | undefined => {
   const view = foldRequestStream(stream);
-  for (const proposal of view?.proposals ?? []) {
-    if (proposal.outcome !== 'pending') continue;
-    const then = foldRequestStream(stream, BigInt(proposal.revision));
-    if (then) agreeing.add(renderRequestFile(then, proposal));
-  }
-  return agreeing;
+  return view?.pendingProposalId ? findProposal(view, view.pendingProposalId) : undefined;
 };
 
 type BaseFileCheck =
   /** The request has no recorded file yet: nothing to hold the repository to. */
   | { readonly kind: 'unrecorded' }
-  | { readonly kind: 'agrees' }
+  /**
+   * `pending`: the file is the one the pending proposal proposes, not the recorded one (`content`,
+   * which a restore would put back).
+   */
+  | { readonly kind: 'agrees'; readonly as: 'recorded' | 'pending'; readonly content: string }
   | {
       readonly kind: 'disagrees';
       readonly path: string;
@@ -184,8 +283,13 @@ const checkBaseFile = async (deps: ReconcileDeps, requestId: string): Promise<Ba
   const content = renderRecordedRequestFile(stream);
   if (content === undefined) return { kind: 'unrecorded' };
   const current = await deps.github.readBaseFile(path);
-  if (current !== undefined && agreeingFiles(stream, content).has(current))
-    return { kind: 'agrees' };
+  if (current === content) return { kind: 'agrees', as: 'recorded', content };
+  const pending = pendingProposal(stream);
+  if (current !== undefined && pending) {
+    const then = foldRequestStream(stream, BigInt(pending.revision));
+    if (then && renderRequestFile(then, pending) === current)
+      return { kind: 'agrees', as: 'pending', content };
+  }
   return { kind: 'disagrees', path, stream, content, current };
 };
 
@@ -202,9 +306,12 @@ interface FileCheck {
  * The request file on the base branch, held to the log: after a push changed it, and after a
  * merge counted (whichever is delivered first). When the file says something the log does not
  * (edited or deleted by hand, or commits pushed onto a proposal branch came with its merge), a
- * pull request puts the recorded file back. While a pending proposal's pull request is merged on
- * GitHub but its decision not yet recorded, the push waits for that decision, which checks again:
- * the restore must carry the file of the stage the merge decides.
+ * pull request puts the recorded file back; a push that is a merge the log recorded as not
+ * counting gets that merge's restore (one per divergence). While the pending proposal's pull
+ * request is merged on GitHub but its decision not yet recorded, the push waits for that
+ * decision, which checks again (the restore must carry the file of the stage the merge decides),
+ * and the merge is handed to `awaitDecision`: a decision whose delivery never comes is reported,
+ * not waited on in silence.
  */
 const reconcileFileChange = async (
   deps: ReconcileDeps,
@@ -213,26 +320,39 @@ const reconcileFileChange = async (
 ): Promise<void> => {
   const { requestId, by, commit, mergedPull } = check;
   const file = await checkBaseFile(deps, requestId);
-  if (file.kind === 'agrees') {
+  if (file.kind === 'unrecorded') return;
+  if (file.kind === 'agrees' && file.as === 'recorded') {
     deps.logger.debug({ requestId, commit }, 'request file on the base branch agrees with the log');
+    return;
   }
-  if (file.kind !== 'disagrees') return;
-  const { path, stream, content, current } = file;
   if (mergedPull === undefined) {
-    for (const proposal of foldRequestStream(stream)?.proposals ?? []) {
-      if (proposal.outcome !== 'pending') continue;
-      const pull = await deps.github.findPullRequest(proposalBranch(proposal.proposalId));
-      if (pull?.merged) {
-        // Its decision (a counted merge, or one that does not count) checks the file again; a
-        // merge whose delivery never arrives leaves the proposal pending, which this names.
-        deps.logger.warn(
-          { requestId, commit, proposalId: proposal.proposalId, pull: pull.number },
-          'request file changed by a merge not yet decided: checked again once it is',
-        );
-        return;
-      }
+    const stream =
+      file.kind === 'disagrees' ? file.stream : await deps.readStream(requestStreamId(requestId));
+    // A merge the log recorded as approving nothing: its restore (the same branch) answers it.
+    const merge = await recordedUncountedMerge(deps, stream, requestId, commit);
+    if (merge) {
+      await restoreAfterUncountedMerge(deps, merge, signal);
+      return;
+    }
+    const pending = pendingProposal(stream);
+    const pull = pending && (await deps.github.findPullRequest(proposalBranch(pending.proposalId)));
+    if (pending && pull?.merged) {
+      // Its decision (a counted merge, or one that does not count) checks the file again.
+      await deps.awaitDecision({
+        requestId,
+        proposalId: pending.proposalId,
+        pullNumber: pull.number,
+        commit,
+      });
+      deps.logger.warn(
+        { requestId, commit, proposalId: pending.proposalId, pull: pull.number },
+        'request file changed by a merge not yet decided: checked again once it is',
+      );
+      return;
     }
   }
+  if (file.kind !== 'disagrees') return;
+  const { path, content, current } = file;
   const what = current === undefined ? 'deleted' : 'edited';
   const cause =
     mergedPull === undefined
@@ -323,6 +443,42 @@ const reconcileDeletedBranch = async (
     { requestId, proposalId, pull: pull?.number, ended: proposal?.outcome === 'pending' },
     'proposal branch deleted: proposal ended',
   );
+};
+
+export const requestClosedMarker = (proposalId: string): string =>
+  `<!-- cogitave:request-closed=${proposalId} -->`;
+
+/**
+ * The request closed (its intake rejected, or it was withdrawn) while a proposal of it waited:
+ * the proposal ended with it. The log records that (`StageAdvanceRejected`, so nothing shows it
+ * pending), and its pull request, still open on GitHub where a maintainer could merge it, is
+ * closed with a word why. One merged meanwhile approves nothing: its delivery records that and
+ * the request file is restored like after any merge that did not count.
+ */
+export const reconcileClosedRequest = async (
+  deps: ReconcileDeps,
+  event: RecordedEvent,
+): Promise<void> => {
+  const view = foldRequestStream(await deps.readStream(event.streamId));
+  if (view?.status !== 'closed') return;
+  for (const proposal of view.proposals) {
+    if (proposal.outcome !== 'pending') continue;
+    const { proposalId } = proposal;
+    const reason = `request ${view.requestId} was ${view.stage}${view.closedReason === null ? '' : ` (${view.closedReason})`}, so proposal ${proposalId} ended with it`;
+    await deps.rejectProposal({ requestId: view.requestId, proposalId, reason }, event);
+    const pull = await deps.github.findPullRequest(proposalBranch(proposalId));
+    if (pull?.state !== 'open') continue;
+    await deps.github.ensureComment({
+      number: pull.number,
+      marker: requestClosedMarker(proposalId),
+      body: `Request \`${view.requestId}\` is ${view.stage}, so \`${proposalId}\` has ended with it (recorded in the log) and this pull request is closed: merging it would approve nothing.`,
+    });
+    await deps.github.closePullRequest(pull.number);
+    deps.logger.info(
+      { requestId: view.requestId, proposalId, pull: pull.number, stage: view.stage },
+      'request closed: the pull request of its pending proposal closed',
+    );
+  }
 };
 
 /** Restore pull requests of one disagreement, the first included, before an operator decides. */
@@ -485,12 +641,7 @@ export const reconcileDivergence = async (
   const { proposalId, pullNumber } = data;
   if (proposalId === null || pullNumber === null) return;
   if (data.kind === 'merged_after_decision') {
-    await restoreRequestFile(
-      deps,
-      requestStreamId(data.requestId),
-      { ...data, proposalId, pullNumber },
-      signal,
-    );
+    await restoreAfterUncountedMerge(deps, { ...data, proposalId, pullNumber }, signal);
     return;
   }
   await deps.github.ensureComment({

@@ -38,8 +38,8 @@ import { foldRequestStream } from './render.js';
  *   commit), unmerged → `rejectProposal`. Resolved by branch name, so a merge that arrives before
  *   the reactor recorded the pull request still applies.
  * - `pull_request.reopened` of a proposal that has ended → recorded (`RepositoryDiverged`); the
- *   reactor comments and closes it again. A merge after the proposal ended is recorded the same
- *   way, and the reactor restores the request file.
+ *   reactor comments and closes it again. A merge after the proposal ended, or after its request
+ *   closed, is recorded the same way (once per merge), and the reactor restores the request file.
  * - `issues.closed` as `not_planned` on an intake issue (marker) → `rejectIntake`.
  * - `delete` of a proposal branch → recorded (`RepositoryDiverged`, `branch_deleted`); the
  *   reactor ends the proposal unless its pull request was merged.

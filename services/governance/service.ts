@@ -4,8 +4,8 @@ import type { CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/types.js';
 import type { CommandResult, RequestCommandHandlers } from '../requests/commands.js';
-import { ApprovalNotCounted, RecordConflict } from '../requests/errors.js';
-import { requestStreamId } from '../requests/events.js';
+import { ApprovalNotCounted, RecordConflict, RequestClosed } from '../requests/errors.js';
+import { requestStreamId, type StageAdvanceRejected } from '../requests/events.js';
 import { findProposal, foldRequestStream, type ProposalRecord } from '../requests/fold.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';
 import {
@@ -14,7 +14,7 @@ import {
   type ApprovalMode,
   type RecordedApprovalMode,
 } from './approval-mode.js';
-import { recordDivergence } from './divergence.js';
+import { divergenceStreamId, recordDivergence, type RepositoryDivergedData } from './divergence.js';
 import type { PrincipalDirectory } from './principals.js';
 
 /**
@@ -293,6 +293,59 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     return { ...result, fromStage: state.stage, toStage };
   };
 
+  /**
+   * A merge that approves nothing while its proposal stays as the log has it: recorded once per
+   * merge (`merged_after_decision`, which the reactor answers by restoring the request file);
+   * another delivery of it, or of a merge already recorded as not counting, records nothing new.
+   */
+  const mergeApprovesNothing = async (
+    input: MergeInput,
+    meta: CommandMetadata,
+    reason: string,
+  ): Promise<MergeOutcome> => {
+    const history = await eventStore.readStream(requestStreamId(input.requestId));
+    const revision = history.at(-1)?.revision ?? -1n;
+    const notCounted = history.find(
+      (event) =>
+        event.type === 'StageAdvanceRejected' &&
+        (event.data as StageAdvanceRejected['data']).proposalId === input.proposalId &&
+        (event.data as StageAdvanceRejected['data']).mergeNotCounted?.pullNumber ===
+          input.pullNumber,
+    );
+    if (notCounted) {
+      const recorded = (notCounted.data as StageAdvanceRejected['data']).reason;
+      return { requestId: input.requestId, revision, counted: false, reason: recorded };
+    }
+    const known = (await eventStore.readStream(divergenceStreamId(input.requestId))).find(
+      (event) => {
+        const data = event.data as RepositoryDivergedData;
+        return (
+          data.kind === 'merged_after_decision' &&
+          data.proposalId === input.proposalId &&
+          data.pullNumber === input.pullNumber
+        );
+      },
+    );
+    if (known) {
+      const recorded = (known.data as RepositoryDivergedData).reason;
+      return { requestId: input.requestId, revision, counted: false, reason: recorded };
+    }
+    await recordDivergence(
+      eventStore,
+      {
+        requestId: input.requestId,
+        proposalId: input.proposalId,
+        kind: 'merged_after_decision',
+        pullNumber: input.pullNumber,
+        by: input.mergedBy,
+        mergeCommitSha: input.mergeCommitSha,
+        reason,
+      },
+      meta,
+    );
+    return { requestId: input.requestId, revision, counted: false, reason };
+  };
+
   const applyMerge: GovernanceService['applyMerge'] = async (input, meta) => {
     const decision = {
       requestId: input.requestId,
@@ -300,6 +353,21 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
       decidedBy: input.mergedBy,
       via: 'github' as const,
     };
+    // A deployment whose log says it approves locally takes no merge as an approval, whatever
+    // the process that received it is configured for (it may run until restarted).
+    const mode = await recordedMode();
+    if (mode?.source === 'recorded' && mode.mode === 'local') {
+      const state = foldRequestStream(
+        await eventStore.readStream(requestStreamId(input.requestId)),
+      );
+      if (state && findProposal(state, input.proposalId)?.outcome === 'pending') {
+        return mergeApprovesNothing(
+          input,
+          meta,
+          `Pull request #${input.pullNumber} was merged by ${input.mergedBy}, but this deployment approves locally (its approval mode is ${describeMode(mode)}): the merge approves nothing, and proposal ${input.proposalId} waits for a maintainer's local decision.`,
+        );
+      }
+    }
     try {
       const result = await handlers.approveProposal(
         {
@@ -311,27 +379,21 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
       );
       return { ...result, counted: true };
     } catch (error) {
-      if (error instanceof RecordConflict && error.details.outcome === 'rejected') {
-        const reason = `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after proposal ${input.proposalId} had ended (rejected); the merge approves nothing.`;
-        await recordDivergence(
-          eventStore,
-          {
-            requestId: input.requestId,
-            proposalId: input.proposalId,
-            kind: 'merged_after_decision',
-            pullNumber: input.pullNumber,
-            by: input.mergedBy,
-            mergeCommitSha: input.mergeCommitSha,
-            reason,
-          },
+      // Merged after the proposal ended (rejected, or abandoned with its closed request): the
+      // merge approves nothing, and the file it changed is restored (`merged_after_decision`).
+      if (error instanceof RequestClosed) {
+        return mergeApprovesNothing(
+          input,
           meta,
+          `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after request ${input.requestId} had closed (stage ${String(error.details.stage)}); proposal ${input.proposalId} ended with it, and the merge approves nothing.`,
         );
-        return {
-          requestId: input.requestId,
-          revision: await requestRevision(input.requestId),
-          counted: false,
-          reason,
-        };
+      }
+      if (error instanceof RecordConflict && error.details.outcome === 'rejected') {
+        return mergeApprovesNothing(
+          input,
+          meta,
+          `Pull request #${input.pullNumber} was merged by ${input.mergedBy} after proposal ${input.proposalId} had ended (rejected); the merge approves nothing.`,
+        );
       }
       if (!(error instanceof ApprovalNotCounted)) throw error;
       const { judgement } = error;
@@ -380,14 +442,6 @@ export const createGovernanceService = (deps: GovernanceDeps): GovernanceService
     );
     return { requestId: input.requestId, revision, counted: false, reason };
   };
-
-  const requestRevision = async (requestId: string): Promise<bigint> =>
-    (
-      await eventStore.readStream(requestStreamId(requestId), {
-        direction: 'backwards',
-        maxCount: 1,
-      })
-    )[0]?.revision ?? -1n;
 
   return {
     principals,

@@ -176,7 +176,11 @@ describe('a gateway, a projector and a reactor in three processes', () => {
         status: 'ready',
         checks: [
           { name: 'database', ok: true },
-          { name: 'github-reactor', ok: true },
+          {
+            name: 'github-reactor',
+            ok: true,
+            detail: expect.objectContaining({ failures: [], undecidedMerges: [] }) as unknown,
+          },
         ],
       });
       // Each projection's lock is taken just after start: poll until the projector leads them all.

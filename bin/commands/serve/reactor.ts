@@ -21,11 +21,21 @@ export const reactorPart = (app: App): ServedPart => {
   return {
     routes: [],
     // Ready while the reactor runs (retrying GitHub or standing by included); not ready once it
-    // has stopped for good.
+    // has stopped for good. What an operator must act on (events it gave up on, merges whose
+    // decision never arrived) is listed without making the process unready.
     readiness: [
       {
         name: 'github-reactor',
         probe: () => Promise.resolve(github.reactor.status().state !== 'stopped'),
+        detail: () => {
+          const status = github.reactor.status();
+          return {
+            state: status.state,
+            ...(status.retrying ? { retrying: status.retrying } : {}),
+            failures: status.failures.slice(0, 10),
+            undecidedMerges: status.undecidedMerges,
+          };
+        },
       },
     ],
     metrics: () => {
@@ -52,6 +62,16 @@ export const reactorPart = (app: App): ServedPart => {
           'cogitave_github_reactor_failures',
           'Events the reactor gave up on (listed in /readyz and github_reactor.failures).',
           status.failures.length,
+        ),
+        gaugeFamily(
+          'cogitave_github_merges_awaiting_decision',
+          'Proposal pull requests merged on GitHub whose decision the log does not hold yet (listed in /readyz).',
+          status.undecidedMerges.length,
+        ),
+        gaugeFamily(
+          'cogitave_github_merges_undelivered',
+          'Of them, those waiting past the grace: the delivery of the merge was most likely lost; redeliver it.',
+          status.undecidedMerges.filter((merge) => merge.overdue).length,
         ),
         ...(remaining === undefined
           ? []

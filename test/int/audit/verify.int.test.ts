@@ -121,6 +121,42 @@ describe('verify against the seal and the latest digest', () => {
     expect(forged.problem?.reason).toContain('between event #12 and #15');
   });
 
+  it('given an older stream deleted and the seal rebuilt to match, when verified, then the digest says events before its newest one were removed, not that its newest one is missing, and an earlier digest narrows where', async () => {
+    const b = await freshLog();
+    await b.appendRound(['thing-d'], 2);
+    await b.audit.publish();
+    const latest = (await b.audit.published()).latest;
+    await unguardSeal(b.database);
+    // thing-c's events lie among the first digest's 12: both digests are longer than the log now.
+    await b.database.pool.query("DELETE FROM event_store.events WHERE stream_id = 'thing-c'");
+    await b.database.pool.query('DELETE FROM audit.log_links');
+    await b.audit.seal();
+    const report = await b.audit.verify({ kind: 'latest' });
+    expect(report.problem).toMatchObject({ kind: 'missing', sequence: null, eventId: null });
+    expect(report.problem?.reason).toContain('4 of them were removed from before its newest event');
+    expect(report.problem?.reason).toContain(
+      `stream thing-d revision 1, still in the log at position`,
+    );
+    expect(report.problem?.reason).toContain('no earlier digest narrows it down');
+    expect(latest?.last?.streamId).toBe('thing-d');
+
+    // Only events after an earlier digest removed: that digest still holds, and narrows it.
+    await b.close();
+    bed = undefined;
+    const again = await freshLog();
+    await again.appendRound(['thing-d', 'thing-e'], 2);
+    await again.audit.publish();
+    await again.appendRound(['thing-f'], 1);
+    await again.audit.publish();
+    await unguardSeal(again.database);
+    await again.database.pool.query("DELETE FROM event_store.events WHERE stream_id = 'thing-d'");
+    await again.database.pool.query('DELETE FROM audit.log_links');
+    await again.audit.seal();
+    const narrowed = await again.audit.verify({ kind: 'latest' });
+    expect(narrowed.problem?.reason).toContain('2 of them were removed');
+    expect(narrowed.problem?.reason).toContain('the log still matches the digest of 12 events');
+  });
+
   it('given an event rewritten and its stream re-hashed to look consistent, when verified, then the seal names it as altered', async () => {
     const b = await freshLog();
     const events = await b.store.readStream('thing-b');

@@ -2,9 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldRequestStream } from '../../../services/github/render.js';
 import { findProposal } from '../../../services/requests/fold.js';
-import { renderRecordedRequestFile, restoreBranch } from '../../../services/github/reconcile.js';
+import {
+  fileRestoreBranch,
+  renderRecordedRequestFile,
+} from '../../../services/github/reconcile.js';
 import { deliveryStreamId } from '../../../services/github/webhooks.js';
-import { OWNER, REPO, proposeAcceptance, requestEvents, type Harness } from './harness.js';
+import { ALL_GRANTS } from '../../../services/access/grants.js';
+import {
+  createGovernanceService,
+  type GovernanceService,
+} from '../../../services/governance/service.js';
+import { isCogitaveError } from '../../../services/runtime/errors.js';
+import { decide } from '../../../mcp-gateway/console/actions.js';
+import type { ConsoleIdentity } from '../../../mcp-gateway/console/session.js';
+import type { GatewayServices } from '../../../mcp-gateway/services.js';
+import {
+  OWNER,
+  REPO,
+  openHarness,
+  proposeAcceptance,
+  proposeIntake,
+  requestEvents,
+  type Harness,
+} from './harness.js';
 import {
   PRINCIPALS,
   openWebhookWorld,
@@ -75,13 +95,11 @@ describe('four eyes compares principals on GitHub', () => {
     await runReactor();
     const comments = h.double.listComments(OWNER, REPO, pull).map((c) => c.body ?? '');
     expect(comments.some((body) => body.includes('does not count as an approval'))).toBe(true);
-    const restore = h.double
-      .listPullRequests(OWNER, REPO)
-      .find((p) => p.head.ref === restoreBranch(proposalId))!;
+    // Named after the merge commit, as the merge's push names it: one restore either way.
+    const branch = fileRestoreBranch(requestId, String(merged.merge_commit_sha));
+    const restore = h.double.listPullRequests(OWNER, REPO).find((p) => p.head.ref === branch)!;
     expect(restore).toMatchObject({ state: 'open', draft: false });
-    const restored = h.double.listFiles(OWNER, REPO, restoreBranch(proposalId))[
-      `requests/${requestId}.md`
-    ];
+    const restored = h.double.listFiles(OWNER, REPO, branch)[`requests/${requestId}.md`];
     expect(restored).toBe(renderRecordedRequestFile(events));
     expect(restored).toContain('stage: proposed');
 
@@ -160,7 +178,7 @@ describe('GitHub and the log disagreeing after a decision', () => {
 
     // Reopened once more and merged before anyone noticed: GitHub merged an ended proposal.
     h.double.reopenPullRequest(OWNER, REPO, pull, { by: 'grace' });
-    h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'grace' });
+    const merge = h.double.mergePullRequest(OWNER, REPO, pull, { mergedBy: 'grace' });
     const merged = await world.deliver('pull_request', world.pullPayload(pull, 'grace'));
     expect(merged.body).toMatchObject({ status: 'not counted', requestId, proposalId });
     expect(String(merged.body.reason)).toContain('after proposal');
@@ -173,9 +191,11 @@ describe('GitHub and the log disagreeing after a decision', () => {
       'reopened',
       'merged_after_decision',
     ]);
-    const restored = h.double.listFiles(OWNER, REPO, restoreBranch(proposalId))[
-      `requests/${requestId}.md`
-    ];
+    const restored = h.double.listFiles(
+      OWNER,
+      REPO,
+      fileRestoreBranch(requestId, String(merge.merge_commit_sha)),
+    )[`requests/${requestId}.md`];
     expect(restored).toBe(renderRecordedRequestFile(events));
     expect(h.double.violations).toEqual([]);
   });
@@ -200,5 +220,104 @@ describe('four eyes without a principal table', () => {
     expect(await requestEvents(plain.h, requestId)).not.toContainEqual(
       expect.objectContaining({ type: 'StageAdvanceApproved' }),
     );
+  });
+});
+
+describe('four eyes at the local doors: the approval CLI and the console', () => {
+  /**
+   * One person with three identities (two MCP tokens and a GitHub login) on a local-mode
+   * deployment: whichever the agent proposed with, none of the others approves, through the
+   * governance service the CLI calls or through the console's decision route.
+   */
+  const ADA = {
+    ada: { tokens: ['ada-agent', 'ada-console'], github: ['ada-lovelace'], maintainer: true },
+    grace: { github: ['grace'], maintainer: true },
+  };
+  let local: Harness;
+  let governance: GovernanceService;
+  beforeAll(async () => {
+    local = await openHarness('github_four_eyes_local', { principals: ADA });
+    governance = createGovernanceService({
+      eventStore: local.eventStore,
+      handlers: local.handlers,
+      principals: local.governance.principals,
+      configuredMode: 'local',
+      repository: null,
+    });
+  });
+  afterAll(async () => {
+    await local.close();
+  });
+
+  /** The console's decision route as a login of `token` uses it (read and wait stubbed). */
+  const decideInConsole = async (token: string, requestId: string, proposalId: string) => {
+    const identity = {
+      caller: { actor: `token:${token}`, grants: ALL_GRANTS },
+      decider: `token:${token}`,
+      actor: `token:${token}`,
+      sessionId: 's',
+    } as unknown as ConsoleIdentity;
+    const services = {
+      governance,
+      requestsRead: { waitFor: () => Promise.resolve() },
+    } as unknown as GatewayServices;
+    await decide(
+      {
+        services,
+        approval: { kind: 'local' },
+        read: () => Promise.resolve({ request: { requestId, pendingProposal: { proposalId } } }),
+      },
+      identity,
+      requestId,
+      { kind: 'approve', proposalId },
+      AbortSignal.timeout(5000),
+    );
+  };
+
+  const refusal = async (run: Promise<unknown>): Promise<string> => {
+    const error: unknown = await run.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(isCogitaveError(error) && error.code).toBe('PERMISSION_DENIED');
+    return (error as Error).message;
+  };
+
+  it("given ada's agent token proposed, when ada approves as her console token, her GitHub login or her name, then each is refused as her own proposal, and grace's approval counts", async () => {
+    const requestId = await proposeIntake(local.handlers, 1, 'token:ada-agent');
+    const proposalId = await proposeAcceptance(local.handlers, requestId, 'token:ada-agent');
+
+    const viaConsole = await refusal(decideInConsole('ada-console', requestId, proposalId));
+    const viaLogin = await refusal(
+      governance.decideLocally({ proposalId, decision: 'approve', as: 'ada-lovelace' }),
+    );
+    const viaName = await refusal(
+      governance.decideLocally({ proposalId, decision: 'approve', as: 'ada' }),
+    );
+    for (const message of [viaConsole, viaLogin, viaName]) {
+      expect(message).toContain('principal ada');
+      expect(message).toContain('four eyes');
+    }
+    expect((await requestEvents(local, requestId)).map((e) => e.type)).not.toContain(
+      'StageAdvanceApproved',
+    );
+
+    await governance.decideLocally({ proposalId, decision: 'approve', as: 'grace' });
+    const view = foldRequestStream(await requestEvents(local, requestId));
+    expect(view?.stage).toBe('accepted');
+    expect(findProposal(view!, proposalId)?.decision).toMatchObject({ by: 'grace', via: 'local' });
+  });
+
+  it("given grace's login proposed, when ada approves in the console with her console token, then it counts: another principal, a maintainer", async () => {
+    const requestId = await proposeIntake(local.handlers, 2, 'github:grace');
+    const proposalId = await proposeAcceptance(local.handlers, requestId, 'github:grace');
+
+    await decideInConsole('ada-console', requestId, proposalId);
+
+    const view = foldRequestStream(await requestEvents(local, requestId));
+    expect(findProposal(view!, proposalId)?.decision).toMatchObject({
+      by: 'token:ada-console',
+      via: 'local',
+    });
   });
 });

@@ -226,6 +226,8 @@ export const reactorCaughtUp = async (
         'StageAdvanceProposed',
         'StageAdvanceApproved',
         'StageAdvanceRejected',
+        'IntakeRejected',
+        'RequestWithdrawn',
         'RepositoryDiverged',
       ],
     ],

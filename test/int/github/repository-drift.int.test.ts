@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import type { WebhookDefinition } from '@octokit/webhooks-examples';
 import { describe, expect, it } from 'vitest';
 import { foldRequestStream } from '../../../services/github/render.js';
 import { findProposal } from '../../../services/requests/fold.js';
@@ -19,7 +17,7 @@ import {
   requestEvents,
   waitFor,
 } from './harness.js';
-import { PRINCIPALS, example, webhookWorldForFile, type Json } from './webhook-world.js';
+import { PRINCIPALS, webhookWorldForFile, type Json } from './webhook-world.js';
 
 /**
  * GitHub and the log disagreeing outside a decision: a proposal branch deleted or pushed onto, a
@@ -30,23 +28,8 @@ import { PRINCIPALS, example, webhookWorldForFile, type Json } from './webhook-w
  */
 const { world, h } = webhookWorldForFile('github_drift', { principals: PRINCIPALS });
 
-const deletePayload = (branch: string, sender: string): Json => ({
-  ...example('delete'),
-  ref: branch,
-  ref_type: 'branch',
-  repository: world().repositoryJson(),
-  sender: h().double.user(sender),
-});
-
-const examples = createRequire(import.meta.url)(
-  '@octokit/webhooks-examples',
-) as WebhookDefinition[];
-/** The push example of a branch with a commit (the others are tag pushes without commits). */
-const pushExample = examples
-  .find((definition) => definition.name === 'push')
-  ?.examples.find((payload) => ((payload as { commits?: unknown[] }).commits ?? []).length > 0) as
-  Json | undefined;
-if (!pushExample) throw new Error('no push example with a commit in @octokit/webhooks-examples');
+const deletePayload = (branch: string, sender: string): Json =>
+  world().deletePayload(branch, sender);
 
 const defaultBranch = (): string => String(world().repositoryJson().default_branch);
 
@@ -54,32 +37,8 @@ const pushPayload = (
   after: string,
   sender: string,
   files: { modified?: string[]; removed?: string[] },
-  branch = defaultBranch(),
-): Json => {
-  const payload = structuredClone(pushExample);
-  const commit = (payload.commits as Json[])[0] ?? {};
-  return {
-    ...payload,
-    ref: `refs/heads/${branch}`,
-    before: '0'.repeat(40),
-    after,
-    created: false,
-    deleted: false,
-    forced: false,
-    pusher: { name: sender, email: `${sender}@users.noreply.github.com` },
-    repository: world().repositoryJson(),
-    sender: h().double.user(sender),
-    commits: [
-      {
-        ...commit,
-        id: after,
-        added: [],
-        modified: files.modified ?? [],
-        removed: files.removed ?? [],
-      },
-    ],
-  };
-};
+  branch?: string,
+): Json => world().pushPayload(after, sender, files, branch);
 
 const outcomeOf = async (requestId: string, proposalId: string) => {
   const view = foldRequestStream(await requestEvents(h(), requestId));
@@ -262,14 +221,7 @@ const recordedHead = async (requestId: string): Promise<string | undefined> =>
       ?.data as { headSha?: string } | undefined
   )?.headSha;
 
-/** A fresh reactor (new checkpoint name) handling the whole log again, as after a lost checkpoint. */
-const rerunReactorFromStart = async (name: string) => {
-  const reactor = h().reactor(h().client(), { name });
-  reactor.start();
-  await reactorCaughtUp(h(), reactor);
-  await reactor.stop();
-  return reactor.status();
-};
+const rerunReactorFromStart = (name: string) => world().rerunReactorFromStart(name);
 
 describe('a push to a proposal branch before its merge', () => {
   it('given a pending proposal, when the pushes of the reactor itself are delivered (the branch created at the base head, then its commit), then both are ignored and nothing is appended', async () => {

@@ -10,6 +10,7 @@ import {
 } from '../../../mcp-gateway/http/server.js';
 import type { Position } from '../../../services/event-store/types.js';
 import type { PrincipalTableInput } from '../../../services/governance/principals.js';
+import type { GitHubReactorStatus } from '../../../services/github/reactor.js';
 import { WEBHOOK_PATH, createWebhookReceiver } from '../../../services/github/webhooks.js';
 import { loadConfig, Secret } from '../../../services/runtime/config.js';
 import {
@@ -49,6 +50,15 @@ const examples = createRequire(import.meta.url)(
 
 export type Json = Record<string, unknown>;
 
+/** The push example of a branch with a commit (the others are tag pushes without commits). */
+const pushExample = (): Json => {
+  const found = examples
+    .find((definition) => definition.name === 'push')
+    ?.examples.find((payload) => ((payload as { commits?: unknown[] }).commits ?? []).length > 0);
+  if (!found) throw new Error('no push example with a commit in @octokit/webhooks-examples');
+  return structuredClone(found) as Json;
+};
+
 export const example = (name: string, action?: string): Json => {
   const definition = examples.find((candidate) => candidate.name === name);
   const found = definition?.examples.find(
@@ -77,6 +87,18 @@ export interface WebhookWorld {
   /** `pull_request.<action>` for a pull request of the double, as GitHub would send it. */
   readonly pullPayload: (number: number, sender: string, action?: string) => Json;
   readonly issueClosedPayload: (number: number, sender: string) => Json;
+  /**
+   * `push` of one commit `after` to `branch` (default: the base branch) changing `files`, from
+   * the push example with a commit (the others are tag pushes without commits).
+   */
+  readonly pushPayload: (
+    after: string,
+    sender: string,
+    files: { modified?: string[]; removed?: string[] },
+    branch?: string,
+  ) => Json;
+  /** `delete` of a branch. */
+  readonly deletePayload: (branch: string, sender: string) => Json;
   /** A request with an intake issue and a draft pull request, opened by the reactor. */
   readonly proposalWithPull: (
     n: number,
@@ -84,6 +106,11 @@ export interface WebhookWorld {
   ) => Promise<{ requestId: string; proposalId: string; issue: number; pull: number }>;
   /** Runs the reactor until it has caught up, then stops it; it must record no failure. */
   readonly runReactor: () => Promise<void>;
+  /**
+   * A reactor under a new checkpoint name handles the whole log again, as after a lost
+   * checkpoint; answers its status once caught up.
+   */
+  readonly rerunReactorFromStart: (name: string) => Promise<GitHubReactorStatus>;
   close(): Promise<void>;
 }
 
@@ -159,6 +186,39 @@ export const openWebhookWorld = async (
         sender: h.double.user(sender),
       };
     },
+    pushPayload: (after, sender, files, branch) => {
+      const payload = pushExample();
+      const commit = (payload.commits as Json[])[0] ?? {};
+      const repository = repositoryJson();
+      return {
+        ...payload,
+        ref: `refs/heads/${branch ?? String(repository.default_branch)}`,
+        before: '0'.repeat(40),
+        after,
+        created: false,
+        deleted: false,
+        forced: false,
+        pusher: { name: sender, email: `${sender}@users.noreply.github.com` },
+        repository,
+        sender: h.double.user(sender),
+        commits: [
+          {
+            ...commit,
+            id: after,
+            added: [],
+            modified: files.modified ?? [],
+            removed: files.removed ?? [],
+          },
+        ],
+      };
+    },
+    deletePayload: (branch, sender) => ({
+      ...example('delete'),
+      ref: branch,
+      ref_type: 'branch',
+      repository: repositoryJson(),
+      sender: h.double.user(sender),
+    }),
     proposalWithPull: async (n, proposer = 'agent:alpha') => {
       const requestId = await proposeIntake(h.handlers, n, proposer);
       const proposalId = await proposeAcceptance(h.handlers, requestId, proposer);
@@ -181,6 +241,13 @@ export const openWebhookWorld = async (
       await reactorCaughtUp(h, reactor);
       await reactor.stop();
       expect(reactor.status().failures).toEqual([]);
+    },
+    rerunReactorFromStart: async (name) => {
+      const reactor = h.reactor(h.client(), { name });
+      reactor.start();
+      await reactorCaughtUp(h, reactor);
+      await reactor.stop();
+      return reactor.status();
     },
     close: async () => {
       await server.close();
