@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyze, normalizeTerm, STOP_WORDS } from '../../../services/search/analyzer.js';
+import {
+  analyze,
+  createAnalyzer,
+  normalizeTerm,
+  STOP_WORDS,
+  TOKEN,
+  words,
+} from '../../../services/search/analyzer.js';
 
 describe('analyze', () => {
   it('given prose, when analyzed, then stop words are dropped and words are Porter-stemmed', () => {
@@ -41,5 +49,28 @@ describe('analyze', () => {
   it('given a very long token, when normalized, then it is dropped', () => {
     expect(normalizeTerm('x'.repeat(41))).toBeUndefined();
     expect(STOP_WORDS.has('the')).toBe(true);
+  });
+
+  it('given any text, when split into words, then the words are what the Unicode letter-and-digit pattern matches', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'grapheme' }),
+          fc.string({ unit: 'binary' }),
+          fc.constantFrom('emoji 😀 𝒳yz déjà-vu ﬁx 中文字 ①② a\u0301b', 'x\ud800y'),
+        ),
+        (text) => {
+          expect(words(text)).toEqual([...text.matchAll(TOKEN)].map((match) => match[0]));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('given the caching analyzer, when it analyzes a text twice, then it agrees with the plain one', () => {
+    const cached = createAnalyzer();
+    const text = 'createEventStore appends events; HTTPServer déjà 2026 the projections';
+    expect(cached(text)).toEqual(analyze(text));
+    expect(cached(text)).toEqual(analyze(text));
   });
 });
