@@ -73,6 +73,8 @@ export interface Bm25Index {
   termCounts(id: string): { counts: Map<string, number>; length: number } | undefined;
   /** How the index is laid out (segments, postings, removed documents not yet merged away). */
   stats(): Bm25Stats;
+  /** Where a term occurs in one field of a document: token offsets, ascending. */
+  offsets(id: string, term: string, field: string): number[];
   /**
    * Scores every document matching at least one query term. `query` maps each term to its
    * weight (repeated terms, feedback weights). `scoreOnly` terms add to the documents the query
@@ -613,6 +615,22 @@ export const createBm25Index = (options: Bm25Options): Bm25Index => {
         if (posting) counts.set(termNames[term] as string, posting[0].freqs[posting[1]] as number);
       }
       return { counts, length: lengths[number] as number };
+    },
+    offsets: (id, text, fieldName) => {
+      commit();
+      const number = documents.get(id);
+      const term = termNumbers.get(text);
+      const field = fields.findIndex(([name]) => name === fieldName);
+      if (number === undefined || term === undefined || field < 0) return [];
+      const posting = postingOf(term, number);
+      if (!posting) return [];
+      const [segment, p] = posting;
+      const found: number[] = [];
+      for (let i = segment.posStart[p] as number; i < (segment.posStart[p + 1] as number); i += 1) {
+        const position = segment.positions[i] as number;
+        if (Math.floor(position / FIELD_SPAN) === field) found.push(position % FIELD_SPAN);
+      }
+      return found;
     },
     stats: () => {
       commit();

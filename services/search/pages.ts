@@ -63,13 +63,37 @@ interface Slice {
   readonly heading: string;
   readonly path: readonly string[];
   readonly text: string;
+  /** Its passage: 0 the text before the first heading, i + 1 the section i. */
+  readonly passage: number;
 }
+
+/**
+ * Per passage of a page (the text before the first heading, then each section, as
+ * `passageOffsets` cuts it): how often each query term occurs, and its length in terms, as the
+ * search index counted them.
+ */
+export interface PageCounts {
+  readonly counts: readonly ReadonlyMap<string, number>[];
+  readonly lengths: readonly number[];
+}
+
+/** Where a page's passages start: its beginning, then each section's heading line. */
+export const passageOffsets = (sections: readonly PageSectionRef[]): number[] => [
+  0,
+  ...sections.map((section) => section.offset),
+];
 
 const slices = (title: string, body: string, sections: readonly PageSectionRef[]): Slice[] => {
   const out: Slice[] = [];
   const first = sections[0]?.offset ?? body.length;
   if (body.slice(0, first).trim() !== '') {
-    out.push({ anchor: null, heading: title, path: [title], text: body.slice(0, first) });
+    out.push({
+      anchor: null,
+      heading: title,
+      path: [title],
+      text: body.slice(0, first),
+      passage: 0,
+    });
   }
   const stack: PageSectionRef[] = [];
   sections.forEach((section, index) => {
@@ -81,6 +105,7 @@ const slices = (title: string, body: string, sections: readonly PageSectionRef[]
       heading: section.heading,
       path: stack.map((s) => s.heading),
       text: body.slice(section.offset, end),
+      passage: index + 1,
     });
   });
   return out;
@@ -114,7 +139,9 @@ const B = 0.75;
 /**
  * The section of a page that answers the query best: each section (heading path counted
  * twice, as the index counts headings) scored by BM25 with the corpus's term weights; the
- * page's intro when no section mentions a query term.
+ * page's intro when no section mentions a query term. With `counts` (the search index's own
+ * count of the query's terms per passage) the page's text is read only for the excerpt: a
+ * page can be hundreds of kilobytes, and analysing each hit's page was most of a search.
  */
 export const bestSection = (
   page: {
@@ -124,24 +151,32 @@ export const bestSection = (
   },
   weights: ReadonlyMap<string, number>,
   analyze: (text: string) => string[],
+  indexCounts?: PageCounts,
 ): SectionHit | undefined => {
   const parts = slices(page.title, page.body, page.sections);
   if (parts.length === 0) return undefined;
   // Only the query's terms are counted (a section's other terms only count in its length):
   // no map of every term of every section of the page, which was most of a query's time.
   const scored = parts.map((part) => {
-    const counts = new Map<string, number>();
+    const counted = new Map<string, number>();
     let length = 0;
     const count = (terms: readonly string[], times: number): void => {
       length += terms.length * times;
       for (const term of terms) {
-        if (weights.has(term)) counts.set(term, (counts.get(term) ?? 0) + times);
+        if (weights.has(term)) counted.set(term, (counted.get(term) ?? 0) + times);
       }
     };
     // The heading path counts twice, as the index counts headings.
     count(analyze(part.path.join(' ')), 2);
-    count(analyze(plainText(part.text)), 1);
-    return { part, counts, length };
+    const indexed = indexCounts?.counts[part.passage];
+    if (indexed === undefined) count(analyze(plainText(part.text)), 1);
+    else {
+      length += indexCounts?.lengths[part.passage] ?? 0;
+      for (const [term, times] of indexed) {
+        if (weights.has(term)) counted.set(term, (counted.get(term) ?? 0) + times);
+      }
+    }
+    return { part, counts: counted, length };
   });
   const average = scored.reduce((sum, s) => sum + s.length, 0) / scored.length || 1;
   let best = scored[0];

@@ -26,6 +26,18 @@ export interface RetrievalDocument {
    * whose newest one stands for it. Default false.
    */
   readonly secondary?: boolean;
+  /**
+   * Where the passages of one field start (character offsets, ascending; each at a word
+   * boundary, such as a heading's line): `passageCounts` then tells which passages hold a
+   * query's terms, from the index's positions, without reading the text again.
+   */
+  readonly passages?: { readonly field: string; readonly offsets: readonly number[] };
+}
+
+/** Per passage of a document: how often each asked term occurs, and its length in terms. */
+export interface PassageCounts {
+  readonly counts: readonly ReadonlyMap<string, number>[];
+  readonly lengths: readonly number[];
 }
 
 export interface RetrievalSettings {
@@ -180,6 +192,8 @@ export interface HybridRetriever {
   setSecondary(ids: readonly string[], secondary: boolean): void;
   /** How the lexical index is laid out (for logs and metrics). */
   lexicalStats(): Bm25Stats;
+  /** The terms' occurrences per passage of a document indexed with passages. */
+  passageCounts(id: string, terms: readonly string[]): PassageCounts | undefined;
   /** Documents changed since the last rebuild, as a share of the corpus (refit hint). */
   drift(): number;
   /**
@@ -198,6 +212,11 @@ export interface RetrieverOptions {
   readonly settings?: RetrievalSettings;
   readonly edgeWeights?: Readonly<Record<string, number>>;
   readonly analyze?: Analyzer;
+}
+
+interface Passages {
+  readonly field: string;
+  readonly starts: Int32Array;
 }
 
 /** Documents indexed between two yields to the event loop during a rebuild (~20 ms). */
@@ -219,6 +238,9 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
   const vectors = createVectorStore();
   let graph: DocumentGraph = createDocumentGraph({ edgeWeights: options.edgeWeights ?? {} });
   let changedSinceBuild = 0;
+  // Documents indexed with passages: where each passage starts among the field's terms (and,
+  // last, the field's length).
+  let passages = new Map<string, Passages>();
   // Secondary documents (also flagged in the lexical index and the vector store, for their
   // scans; here for the graph's candidates).
   let secondaryIds = new Set<string>();
@@ -274,9 +296,31 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     return bm25.top(rare, { limit: depth, filter, scoreOnly: new Map(common), pairs, all });
   };
 
-  const index = (target: Bm25Index, document: RetrievalDocument): void => {
+  const index = (
+    target: Bm25Index,
+    targetPassages: Map<string, Passages>,
+    document: RetrievalDocument,
+  ): void => {
     const analyzed: Record<string, string[]> = {};
-    for (const name of fieldNames) analyzed[name] = analyze(document.fields[name] ?? '');
+    targetPassages.delete(document.id);
+    for (const name of fieldNames) {
+      const text = document.fields[name] ?? '';
+      if (document.passages?.field !== name) {
+        analyzed[name] = analyze(text);
+        continue;
+      }
+      // Passage by passage (a word never spans a start), so their term counts are known.
+      const offsets = [...document.passages.offsets, text.length];
+      const terms: string[] = [];
+      const starts = new Int32Array(offsets.length);
+      for (let i = 0; i + 1 < offsets.length; i += 1) {
+        starts[i] = terms.length;
+        for (const term of analyze(text.slice(offsets[i], offsets[i + 1]))) terms.push(term);
+      }
+      starts[offsets.length - 1] = terms.length;
+      analyzed[name] = terms;
+      targetPassages.set(document.id, { field: name, starts });
+    }
     target.set(document.id, analyzed, document.secondary === true);
   };
 
@@ -377,13 +421,15 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       embedding.catch(() => undefined);
       // In slices that let searches through.
       const next = createLexical();
+      const nextPassages = new Map<string, Passages>();
       for (let i = 0; i < documents.length; i += 1) {
-        index(next, documents[i] as RetrievalDocument);
+        index(next, nextPassages, documents[i] as RetrievalDocument);
         if (i % BUILD_SLICE === BUILD_SLICE - 1) await yieldToEventLoop();
       }
       next.commit();
       const embedded = await embedding;
       lexicalIndex = next;
+      passages = nextPassages;
       vectors.clear();
       storeVectors(documents, embedded);
       graph = createDocumentGraph({ edgeWeights: options.edgeWeights ?? {} });
@@ -394,7 +440,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     },
     upsert: async (documents, edges) => {
       const embedded = await embedder.embed(documents.map(embedText), 'document');
-      for (const document of documents) index(lexicalIndex, document);
+      for (const document of documents) index(lexicalIndex, passages, document);
       graph.replaceOutbound(
         documents.map((document) => document.id),
         edges,
@@ -418,10 +464,30 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
         vectors.remove(id);
         graph.removeNode(id);
         secondaryIds.delete(id);
+        passages.delete(id);
         changedSinceBuild += 1;
       }
     },
     lexicalStats: () => lexicalIndex.stats(),
+    passageCounts: (id, terms) => {
+      const known = passages.get(id);
+      if (!known) return undefined;
+      const { starts } = known;
+      const counts = Array.from({ length: starts.length - 1 }, () => new Map<string, number>());
+      for (const term of new Set(terms)) {
+        let passage = 0;
+        for (const offset of lexicalIndex.offsets(id, term, known.field)) {
+          // Offsets ascend, so the passage only moves forward.
+          while (passage + 2 < starts.length && (starts[passage + 1] as number) <= offset) {
+            passage += 1;
+          }
+          const count = counts[passage] as Map<string, number>;
+          count.set(term, (count.get(term) ?? 0) + 1);
+        }
+      }
+      const lengths = counts.map((_, i) => (starts[i + 1] as number) - (starts[i] as number));
+      return { counts, lengths };
+    },
     drift: () => (lexicalIndex.size === 0 ? 0 : changedSinceBuild / lexicalIndex.size),
     termWeights: (text) => {
       const n = lexicalIndex.size;

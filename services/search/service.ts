@@ -6,7 +6,7 @@ import type { Logger } from '../runtime/logger.js';
 import { compareMonikers } from '../catalog/site.js';
 import { labelNames, labelSpec, MONIKER_HELP, MONIKER_PATTERN } from '../catalog/vocabulary.js';
 import { createEntryStore, type Entry } from './entries.js';
-import { bestSection, preferredVersion, type SectionHit } from './pages.js';
+import { bestSection, passageOffsets, preferredVersion, type SectionHit } from './pages.js';
 import {
   catalogUidOf,
   isCatalogCollection,
@@ -207,6 +207,10 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
   const document = (node: CatalogNode): RetrievalDocument => ({
     ...toRetrievalDocument(node),
     secondary: store.role(node.uid) === 'older',
+    // A page's passages are its sections, so a hit's best section comes from the index.
+    ...(node.label === 'CodeSample'
+      ? {}
+      : { passages: { field: 'body', offsets: passageOffsets(node.sections) } }),
   });
   let closed = false;
   // Every index mutation runs on this chain, so batches apply in order and never interleave.
@@ -531,6 +535,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
                 { title: entry.title, body: store.text(hit.id), sections: entry.sections },
                 weights,
                 analyzeText,
+                retriever.passageCounts(hit.id, [...weights.keys()]),
               );
         return [
           {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../services/search/analyzer.js';
-import { bestSection, plainText, preferredVersion } from '../../../services/search/pages.js';
+import {
+  bestSection,
+  passageOffsets,
+  plainText,
+  preferredVersion,
+} from '../../../services/search/pages.js';
 
 /**
  * Search answers with pages: given the versions of a page a search found, the one a hit stands
@@ -89,6 +94,35 @@ describe('the best section of a page', () => {
       anchor: null,
       heading: 'Guide',
     });
+  });
+
+  it('given the index counts of the query terms per passage, then the section they favour, its excerpt cut from the text', () => {
+    const none = new Map<string, number>();
+    const counts = {
+      // Passages: before the first heading, then each section.
+      counts: [none, none, none, new Map([['header', 3]])],
+      lengths: [10, 4, 20, 4],
+    };
+    const section = bestSection(page, weights('headers'), analyze, counts);
+    expect(section).toMatchObject({ anchor: 'proxy-headers', heading: 'Proxy headers' });
+    expect(section?.excerpt).toContain('Headers pass through.');
+    // Counts the same as the text's give the same section as reading the text.
+    const fromText = bestSection(page, weights('configure a proxy option'), analyze);
+    const passages = passageOffsets(page.sections);
+    const analysed = passages.map((start, i) =>
+      analyze(page.body.slice(start, passages[i + 1] ?? page.body.length)),
+    );
+    const asIndexed = {
+      counts: analysed.map((terms) => {
+        const count = new Map<string, number>();
+        for (const term of terms) count.set(term, (count.get(term) ?? 0) + 1);
+        return count;
+      }),
+      lengths: analysed.map((terms) => terms.length),
+    };
+    expect(bestSection(page, weights('configure a proxy option'), analyze, asIndexed)?.anchor).toBe(
+      fromText?.anchor,
+    );
   });
 
   it('strips link targets, tags and emphasis from Markdown', () => {

@@ -335,3 +335,68 @@ describe('vector store and top-k selection', () => {
     expect(topK(scores, 20)).toEqual(expected);
   });
 });
+
+describe('passages', () => {
+  const body =
+    'Intro about stores.\n## Events\nAppend events, events again.\n## Replay\nReplay events.';
+  const offsets = [0, body.indexOf('## Events'), body.indexOf('## Replay')];
+  const doc = (id: string, secondary = false) => ({
+    id,
+    fields: { title: 'Guide', body },
+    passages: { field: 'body', offsets },
+    secondary,
+  });
+
+  it('given a document indexed with passages, when counted, then each passage holds the occurrences its text analyses to, and its length', async () => {
+    const retriever = createHybridRetriever({ embedder: topicEmbedder });
+    await retriever.rebuild([doc('a')], []);
+    const counts = retriever.passageCounts('a', ['event', 'replai', 'store', 'absent']);
+    const passages = [
+      body.slice(0, offsets[1]),
+      body.slice(offsets[1], offsets[2]),
+      body.slice(offsets[2]),
+    ];
+    expect(counts?.lengths).toEqual(passages.map((text) => retriever.analyze(text).length));
+    expect(counts?.counts.map((count) => Object.fromEntries(count))).toEqual(
+      passages.map((text) => {
+        const found: Record<string, number> = {};
+        for (const term of retriever.analyze(text)) {
+          if (['event', 'replai', 'store'].includes(term)) found[term] = (found[term] ?? 0) + 1;
+        }
+        return found;
+      }),
+    );
+  });
+
+  it('given a document replaced without passages, then it has none; removed, neither', async () => {
+    const retriever = createHybridRetriever({ embedder: topicEmbedder });
+    await retriever.rebuild([doc('a'), doc('b')], []);
+    await retriever.upsert([{ id: 'a', fields: { title: 'Guide', body } }], []);
+    expect(retriever.passageCounts('a', ['event'])).toBeUndefined();
+    retriever.remove(['b']);
+    expect(retriever.passageCounts('b', ['event'])).toBeUndefined();
+  });
+});
+
+describe('secondary documents', () => {
+  it('given an older version marked secondary, when searched, then only a search asking for all finds it; marked primary again, every search does', async () => {
+    const retriever = createHybridRetriever({ embedder: topicEmbedder });
+    await retriever.rebuild(
+      [
+        { id: 'new', fields: { title: 'Replay', body: 'replay projections' } },
+        {
+          id: 'old',
+          fields: { title: 'Replay', body: 'replay projections flag' },
+          secondary: true,
+        },
+      ],
+      [],
+    );
+    const ids = async (all: boolean) =>
+      (await retriever.search({ text: 'replay flag', limit: 5, all })).map((hit) => hit.id);
+    expect(await ids(false)).toEqual(['new']);
+    expect((await ids(true)).sort()).toEqual(['new', 'old']);
+    retriever.setSecondary(['old'], false);
+    expect((await ids(false)).sort()).toEqual(['new', 'old']);
+  });
+});
