@@ -80,9 +80,24 @@ const parseJsonLines = (text: string): Record<string, unknown>[] =>
 
 export const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
-export const spawnCli = (args: readonly string[], env: NodeJS.ProcessEnv): RunningCli => {
+/**
+ * Which program runs: the sources through tsx (tests: no build needed), or the build in
+ * `dist/` as `npm start` runs it (benchmarks: what an operator runs; build it first).
+ */
+export type CliProgram = 'source' | 'build';
+
+const programArgs: Readonly<Record<CliProgram, readonly string[]>> = {
+  source: ['--import', 'tsx', 'bin/cogitave.ts'],
+  build: ['dist/bin/cogitave.js'],
+};
+
+export const spawnCli = (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  program: CliProgram = 'source',
+): RunningCli => {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/cogitave.ts', ...args], {
+  const child = spawn(process.execPath, [...programArgs[program], ...args], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -168,8 +183,9 @@ export const runCli = async (
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
+  program: CliProgram = 'source',
 ): Promise<CliResult> => {
-  const running = spawnCli(args, env);
+  const running = spawnCli(args, env, program);
   const timer = setTimeout(() => {
     running.child.kill('SIGKILL');
   }, timeoutMs);
