@@ -97,11 +97,21 @@ export const checkSamples = async (
     ...(mode === 'syntax' ? { noResolve: true, noLib: true, types: [] } : {}),
   };
   const root = join(projectRoot, '.catalog-samples');
-  const files = new Map<string, { uid: string; code: string }>();
-  checkable.forEach((sample, index) => {
+  // One file per different sample: versions of a site repeat their samples many times over.
+  const files = new Map<string, { uids: string[]; code: string }>();
+  const fileOf = new Map<string, string>();
+  for (const sample of checkable) {
+    const key = `${sample.language}\n${sample.code}`;
+    const known = fileOf.get(key);
+    if (known !== undefined) {
+      files.get(known)?.uids.push(sample.uid);
+      continue;
+    }
     const extension = EXTENSIONS[sample.language] ?? 'mjs';
-    files.set(join(root, `sample-${index}.${extension}`), { uid: sample.uid, code: sample.code });
-  });
+    const fileName = join(root, `sample-${fileOf.size}.${extension}`);
+    fileOf.set(key, fileName);
+    files.set(fileName, { uids: [sample.uid], code: sample.code });
+  }
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
@@ -116,7 +126,7 @@ export const checkSamples = async (
   host.readFile = (fileName) => files.get(fileName)?.code ?? readFile(fileName);
   const program = ts.createProgram({ rootNames: [...files.keys()], options, host });
   const results = new Map<string, SampleCheck>();
-  for (const [fileName, { uid }] of files) {
+  for (const [fileName, { uids }] of files) {
     const sourceFile = program.getSourceFile(fileName);
     const diagnostics = sourceFile
       ? [
@@ -125,7 +135,7 @@ export const checkSamples = async (
         ]
       : [];
     const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
-    results.set(uid, {
+    const check: SampleCheck = {
       mode,
       compiled: errors.length === 0,
       diagnostics: errors.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => {
@@ -134,7 +144,8 @@ export const checkSamples = async (
         const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
         return `${line + 1}:${character + 1} TS${diagnostic.code}: ${message}`;
       }),
-    });
+    };
+    for (const uid of uids) results.set(uid, check);
   }
   return results;
 };

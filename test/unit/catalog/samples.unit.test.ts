@@ -44,4 +44,26 @@ describe('compile check of samples', () => {
     expect(results?.get('jsx')).toMatchObject({ compiled: true });
     expect(results?.get('elided')).toMatchObject({ mode: 'syntax', compiled: false });
   });
+
+  it('checks a sample repeated under many uids (versions of a page) once, and answers each uid', async () => {
+    const broken = 'const config = {\n  ...\n}\n';
+    const fine = 'export const a = 1;\n';
+    const results = await checkSamples(
+      [
+        { uid: 'v1-broken', language: 'javascript', code: broken },
+        { uid: 'v1-fine', language: 'javascript', code: fine },
+        { uid: 'v2-broken', language: 'javascript', code: broken },
+        // The same text in another language is another sample.
+        { uid: 'v2-fine-ts', language: 'typescript', code: fine },
+        { uid: 'v2-fine', language: 'javascript', code: fine },
+      ],
+      'syntax',
+    );
+    expect(results?.size).toBe(5);
+    expect(results?.get('v2-broken')).toEqual(results?.get('v1-broken'));
+    expect(results?.get('v1-broken')).toMatchObject({ compiled: false });
+    expect(results?.get('v1-fine')).toMatchObject({ compiled: true });
+    expect(results?.get('v2-fine')).toMatchObject({ compiled: true });
+    expect(results?.get('v2-fine-ts')).toMatchObject({ compiled: true });
+  });
 });
