@@ -11,7 +11,8 @@ import {
   type SkippedFile,
 } from './issues.js';
 import { createLinkResolver, type LinkResolver } from './links.js';
-import { buildNode, readDraft, type BuiltNode, type Draft } from './page-node.js';
+import { buildNode, isMdx, readDraft, type BuiltNode, type Draft } from './page-node.js';
+import { parsePagesInWorkers } from './page-parsers.js';
 import { checkSamples, CHECKED_LANGUAGES, type CheckMode, type SampleCheck } from './samples.js';
 import { compareMonikers, detectSite, latestVersions, locatePages, type Site } from './site.js';
 import { edgeSpec } from './vocabulary.js';
@@ -290,9 +291,20 @@ export const loadCorpus = async (
   }
   const locations = locatePages(site, pageFiles);
   const latest = latestVersions(site, locations);
+  const parsedPages = await parsePagesInWorkers(
+    root,
+    pageFiles.map((file) => ({ file, mdx: isMdx(file, site) })),
+  );
   const drafts: Draft[] = [];
   for (const file of [...pageFiles, ...jsonFiles].sort()) {
-    const draft = await readDraft(root, file, site, locations.get(file), collected);
+    const draft = await readDraft(
+      root,
+      file,
+      site,
+      locations.get(file),
+      collected,
+      parsedPages?.get(file),
+    );
     if (draft) drafts.push(draft);
   }
   const built: BuiltNode[] = [];

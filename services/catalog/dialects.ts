@@ -387,14 +387,26 @@ const rewriteTags = (lines: string[], options: DialectOptions, anchors: string[]
   let i = 0;
   const keepNewlines = (from: number, to: number): string =>
     text.slice(from, to).replace(/[^\n]/g, '');
+  // Text up to the next character that can start something is copied in one piece.
+  const special = options.mdx ? /[`\\{<]/g : /[`\\<]/g;
+  const runStarts = [...fencedRuns.keys()];
+  let nextRun = 0;
   while (i < text.length) {
-    const char = text[i] as string;
     const runEnd = fencedRuns.get(i);
     if (runEnd !== undefined) {
       result += text.slice(i, runEnd);
       i = runEnd;
       continue;
     }
+    while (nextRun < runStarts.length && (runStarts[nextRun] as number) <= i) nextRun += 1;
+    special.lastIndex = i;
+    const stop = Math.min(special.exec(text)?.index ?? text.length, runStarts[nextRun] ?? Infinity);
+    if (stop > i) {
+      result += text.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    const char = text[i] as string;
     if (char === '`') {
       const span = matchAt(INLINE_CODE, text, i);
       if (span) {

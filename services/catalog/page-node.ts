@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NodeContent, NodeEdge, NodeSection } from './content.js';
-import { withArticle, type Collected } from './issues.js';
+import { withArticle, type Collected, type CorpusIssue } from './issues.js';
 import { adrFieldsFromBody, inferLabel, labelForKind } from './labels.js';
 import { parsePage, splitFrontMatter, type ParsedPage } from './page.js';
 import type { PageLocation, Site } from './site.js';
@@ -158,80 +158,117 @@ const isUnitJson = (fields: Record<string, unknown>): boolean =>
   typeof fields.uid === 'string' &&
   (typeof fields.kind === 'string' || typeof fields.label === 'string');
 
+/** Whether a page file is read as MDX (by its extension, or the site's convention). */
+export const isMdx = (file: string, site: Pick<Site, 'mdMeansMdx'>): boolean =>
+  /\.mdx$/i.test(file) || site.mdMeansMdx;
+
+/** A Markdown or MDX file read into its front matter and parsed page, or why it cannot be. */
+export type MarkdownFile =
+  | {
+      readonly kind: 'page';
+      readonly page: Pick<Draft, 'fields' | 'parsed' | 'bodyOffset'>;
+    }
+  | { readonly kind: 'invalid'; readonly issue: CorpusIssue };
+
+/** Pure (no I/O, no site object): runs in page-parse worker threads as well as here. */
+export const parseMarkdownFile = (file: string, text: string, mdx: boolean): MarkdownFile => {
+  let front;
+  try {
+    front = splitFrontMatter(text);
+  } catch (error) {
+    return {
+      kind: 'invalid',
+      issue: {
+        file,
+        field: '(front matter)',
+        reason: `not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`,
+        fix: 'fix the YAML between the --- lines (quote values that contain ": " or start with a special character)',
+        line: 1,
+      },
+    };
+  }
+  const body = front?.body ?? text;
+  return {
+    kind: 'page',
+    page: {
+      fields: front?.data ?? {},
+      parsed: parsePage(body, { mdx }),
+      bodyOffset: text.slice(0, text.length - body.length).split('\n').length - 1,
+    },
+  };
+};
+
+/** A JSON learning-module unit as a draft node, or what it is instead (skipped, an error). */
+const unitDraft = (
+  file: string,
+  text: string,
+  location: PageLocation | undefined,
+  collected: Collected,
+): Draft | undefined => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    collected.skipped.push({
+      file,
+      reason: `JSON that does not parse (${(error as Error).message}), so not a learning-module unit`,
+      fix: 'fix the JSON if it is a unit; otherwise nothing to do',
+    });
+    return undefined;
+  }
+  const fields =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  if (!fields || !isUnitJson(fields)) {
+    collected.skipped.push({
+      file,
+      reason: 'JSON data, not a page (a learning-module unit has uid and kind)',
+      fix: 'nothing to do; to ingest it as a unit, give it uid, kind: moduleUnit, title and source (its Markdown)',
+    });
+    return undefined;
+  }
+  const source = fields.source ?? '';
+  if (typeof source !== 'string') {
+    collected.errors.push({
+      file,
+      field: 'source',
+      reason: 'must be Markdown text',
+      fix: 'put the unit’s Markdown in source as a string',
+    });
+    return undefined;
+  }
+  return {
+    file,
+    fields,
+    parsed: parsePage(source, { mdx: false }),
+    bodyOffset: 0,
+    location,
+    isUnit: true,
+  };
+};
+
+/**
+ * A file of the folder as a draft node. A Markdown page may come already parsed (`parsed`,
+ * from the page-parse workers); otherwise it is read and parsed here.
+ */
 export const readDraft = async (
   root: string,
   file: string,
   site: Site,
   location: PageLocation | undefined,
   collected: Collected,
+  parsed?: MarkdownFile,
 ): Promise<Draft | undefined> => {
-  const text = await readFile(join(root, file), 'utf8');
-  if (file.endsWith('.json')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      collected.skipped.push({
-        file,
-        reason: `JSON that does not parse (${(error as Error).message}), so not a learning-module unit`,
-        fix: 'fix the JSON if it is a unit; otherwise nothing to do',
-      });
-      return undefined;
-    }
-    const fields =
-      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : undefined;
-    if (!fields || !isUnitJson(fields)) {
-      collected.skipped.push({
-        file,
-        reason: 'JSON data, not a page (a learning-module unit has uid and kind)',
-        fix: 'nothing to do; to ingest it as a unit, give it uid, kind: moduleUnit, title and source (its Markdown)',
-      });
-      return undefined;
-    }
-    const source = fields.source ?? '';
-    if (typeof source !== 'string') {
-      collected.errors.push({
-        file,
-        field: 'source',
-        reason: 'must be Markdown text',
-        fix: 'put the unit’s Markdown in source as a string',
-      });
-      return undefined;
-    }
-    return {
-      file,
-      fields,
-      parsed: parsePage(source, { mdx: false }),
-      bodyOffset: 0,
-      location,
-      isUnit: true,
-    };
-  }
-  let front;
-  try {
-    front = splitFrontMatter(text);
-  } catch (error) {
-    collected.errors.push({
-      file,
-      field: '(front matter)',
-      reason: `not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`,
-      fix: 'fix the YAML between the --- lines (quote values that contain ": " or start with a special character)',
-      line: 1,
-    });
+  if (parsed === undefined && file.endsWith('.json'))
+    return unitDraft(file, await readFile(join(root, file), 'utf8'), location, collected);
+  const markdown =
+    parsed ?? parseMarkdownFile(file, await readFile(join(root, file), 'utf8'), isMdx(file, site));
+  if (markdown.kind === 'invalid') {
+    collected.errors.push(markdown.issue);
     return undefined;
   }
-  const body = front?.body ?? text;
-  const mdx = /\.mdx$/i.test(file) || site.mdMeansMdx;
-  return {
-    file,
-    fields: front?.data ?? {},
-    parsed: parsePage(body, { mdx }),
-    bodyOffset: text.slice(0, text.length - body.length).split('\n').length - 1,
-    location,
-    isUnit: false,
-  };
+  return { file, ...markdown.page, location, isUnit: false };
 };
 
 interface LabelChoice {

@@ -195,7 +195,7 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
   const dialect = rewriteDialects(source, { mdx: options.mdx });
   const body = dialect.text;
   const lineStarts: number[] = [0];
-  for (let i = 0; i < body.length; i += 1) if (body[i] === '\n') lineStarts.push(i + 1);
+  for (let i = body.indexOf('\n'); i !== -1; i = body.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   const tokens = (options.mdx ? PARSERS.mdx : PARSERS.md).parse(body, {});
   const slugger = new GithubSlugger();
   const sections: PageSection[] = [];
@@ -239,7 +239,7 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
               links.push({ href: decode(href), line, mention: false });
             }
           } else if (child.type === 'html_inline') addHrefs(child.content, line);
-          else if (child.type === 'text') {
+          else if (child.type === 'text' && child.content.includes('@')) {
             for (const match of child.content.matchAll(MENTION)) {
               if (match[1]) links.push({ href: `@${match[1]}`, line, mention: true });
             }
@@ -268,7 +268,8 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
     }
   }
   // DocFX `:::code` directives name a source file; they stand on lines of their own.
-  body.split('\n').forEach((text, lineIndex) => {
+  const lines = body.includes(':::code') ? body.split('\n') : [];
+  lines.forEach((text, lineIndex) => {
     const directive = DIRECTIVE.exec(text);
     if (!directive) return;
     const attributes: Record<string, string> = {};
