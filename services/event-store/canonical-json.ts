@@ -7,7 +7,7 @@ import canonicalize from 'canonicalize';
  * script: appends encode every event once, a replay hashes ~100k documents per million events.
  *
  * The fast path handles plain JSON data (null, booleans, finite numbers, strings without
- * surrogate code units, arrays without holes or undefined, objects of the default prototype
+ * lone surrogate code units, arrays without holes or undefined, objects of the default prototype
  * without `toJSON`); anything else is handed whole to the library, so edge cases (lone
  * surrogates, NaN, `toJSON`, undefined in arrays) keep its exact behaviour. A property test
  * holds the two to the same text (test/unit/event-store/canonical-json.unit.test.ts).
@@ -16,6 +16,8 @@ class NotPlain extends Error {}
 
 const NOT_PLAIN = new NotPlain();
 const SURROGATE = /[\uD800-\uDFFF]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What JSON escapes in a string, and surrogates (checked separately). */
 // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
@@ -24,8 +26,9 @@ const NEEDS_CARE = /[\u0000-\u001f"\\\uD800-\uDFFF]/;
 const text = (value: string): string => {
   // Most strings need no escape: quoted as they are, without a call into JSON.stringify.
   if (!NEEDS_CARE.test(value)) return `"${value}"`;
-  // Paired surrogates (emoji) are fine, lone ones are an error: the library decides.
-  if (SURROGATE.test(value)) throw NOT_PLAIN;
+  // Paired surrogates (emoji) are written as they are, as the library writes them; lone ones
+  // are its error, so it decides those.
+  if (SURROGATE.test(value) && LONE_SURROGATE.test(value)) throw NOT_PLAIN;
   return JSON.stringify(value);
 };
 

@@ -50,6 +50,14 @@ describe('canonical JSON', () => {
     );
   });
 
+  it('given text with emoji (paired surrogates), when serialised, then the fast path writes the library’s text', () => {
+    const page = { body: 'Ship it \uD83D\uDE80 and \uD83D\uDE00', title: 'é "q"\n' };
+    expect(plainCanonicalJson(page)).toBe(libraryJson(page));
+    // A lone surrogate stays the library's to refuse.
+    expect(plainCanonicalJson({ body: 'half \uD83D.' })).toBeUndefined();
+    expect(plainCanonicalJson({ body: '\uDE80 half' })).toBeUndefined();
+  });
+
   it('given values outside plain JSON, when serialised, then the library decides', () => {
     for (const value of [
       NaN,
