@@ -70,7 +70,8 @@ const ASSET_FILE =
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git', 'dist', '.docusaurus', '.cache']);
 const toPosix = (path: string): string => path.split(sep).join('/');
 
-const listFiles = async (root: string, dir: string = root): Promise<string[]> => {
+/** The folder's files as an ingest sees them (relative, sorted; tool folders left out). */
+export const listFiles = async (root: string, dir: string = root): Promise<string[]> => {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {

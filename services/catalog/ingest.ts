@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { toEventsToAppend } from '../commands/event-ids.js';
 import { runCommand } from '../commands/handler.js';
 import type { CommandMetadata } from '../commands/metadata.js';
@@ -12,6 +13,7 @@ import type {
 } from '../event-store/types.js';
 import { nodeContentHash, type NodeContent } from './content.js';
 import {
+  defaultSourceName,
   loadCorpus,
   type CorpusIssue,
   type DanglingLink,
@@ -33,6 +35,7 @@ import {
   parseNodeEvent,
   type NodeEvent,
 } from './events.js';
+import { corpusFingerprint } from './fingerprint.js';
 import type { CheckMode, SampleCheck } from './samples.js';
 import {
   LEGACY_SOURCE,
@@ -41,6 +44,7 @@ import {
   sourceEventId,
   sourceStreamId,
   type SourceEvent,
+  type SourceIngested,
 } from './sources.js';
 
 /**
@@ -88,6 +92,12 @@ export interface IngestReport {
   readonly declined: boolean;
   /** Position of the last appended event (wait for projections on it); null: none. */
   readonly lastPosition: Position | null;
+  /**
+   * True when the folder, the settings and the ingest's code were those its source's last
+   * ingest recorded (`skipIfUnchanged`): nothing was read from the log or appended, and the
+   * counts are that ingest's.
+   */
+  readonly upToDate: boolean;
   readonly seconds: number;
 }
 
@@ -109,6 +119,12 @@ export interface IngestOptions {
   /** `syntax` (default), `types`, or false: no compile check of samples. */
   readonly checkSamples?: CheckMode | false;
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Fingerprint the folder (fingerprint.ts) and record it; when the source's last ingest
+   * recorded the same one, stop there (start-up: the shipped corpus is unchanged on almost
+   * every start, and planning reads every node's head from the log).
+   */
+  readonly skipIfUnchanged?: boolean;
   /**
    * Asked before retiring more than `confirmAbove` pages (an interactive terminal passes a
    * prompt); resolving false appends nothing.
@@ -430,12 +446,62 @@ const confirmationOf = (source: string, plan: readonly PlanEntry[]): RetireConfi
   };
 };
 
+/** The report of an ingest that found its folder as its source's last ingest left it. */
+const upToDateReport = (
+  last: SourceIngested,
+  files: number,
+  warnings: readonly CorpusIssue[],
+  started: number,
+): IngestReport => ({
+  root: last.root,
+  source: last.source,
+  generator: last.generator,
+  files,
+  nodes: last.nodes,
+  pages: last.pages,
+  published: 0,
+  revised: 0,
+  retired: 0,
+  unchanged: last.nodes,
+  errors: [],
+  warnings,
+  dangling: [],
+  skipped: [],
+  configuration: [],
+  versions: last.versions,
+  latest: last.latest,
+  uncompiledSamples: [],
+  plan: [],
+  applied: true,
+  dryRun: false,
+  declined: false,
+  lastPosition: null,
+  upToDate: true,
+  seconds: (performance.now() - started) / 1000,
+});
+
 export const ingestCorpus = async (
   eventStore: EventStore,
   options: IngestOptions,
 ): Promise<IngestReport> => {
   const started = performance.now();
   const logWarnings = await settleWarnings(eventStore);
+  const settings = {
+    source: options.source ?? defaultSourceName(resolve(options.dir)),
+    baseUrl: options.baseUrl ?? null,
+    checkSamples: options.checkSamples ?? 'syntax',
+  };
+  // A folder that cannot be read gets the full path's report of why.
+  const fingerprinted = options.skipIfUnchanged
+    ? await corpusFingerprint(resolve(options.dir), settings).catch(() => undefined)
+    : undefined;
+  if (fingerprinted) {
+    const previous = (await loadSourceRecords(eventStore)).get(settings.source);
+    const last = previous?.removed ? undefined : previous?.last;
+    if (last?.fingerprint === fingerprinted.fingerprint && !options.dryRun) {
+      return upToDateReport(last, fingerprinted.files, logWarnings, started);
+    }
+  }
   const heads = await loadNodeHeads(eventStore);
   const corpus = await loadCorpus(options.dir, {
     ...(options.source === undefined ? {} : { source: options.source }),
@@ -519,6 +585,7 @@ export const ingestCorpus = async (
       dryRun: options.dryRun ?? false,
       declined,
       lastPosition,
+      upToDate: false,
       seconds: (performance.now() - started) / 1000,
     };
   };
@@ -540,6 +607,7 @@ export const ingestCorpus = async (
     pages: corpus.nodes.filter((node) => node.label !== 'CodeSample').length,
     versions: [...corpus.versions],
     latest: [...corpus.latest],
+    ...(fingerprinted ? { fingerprint: fingerprinted.fingerprint } : {}),
   };
   const previous = records.get(source);
   const same =

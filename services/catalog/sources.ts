@@ -39,6 +39,8 @@ const sourceIngested = z.object({
   pages: z.number().int(),
   versions: z.array(z.string()),
   latest: z.array(z.string()),
+  /** corpusFingerprint of the folder, when the ingest computed one (start-up ingests). */
+  fingerprint: z.string().optional(),
 });
 
 const sourceRemoved = z.object({ source: z.string(), retired: z.number().int() });

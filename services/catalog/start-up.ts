@@ -56,8 +56,9 @@ export const describeIssues = (report: IngestReport, max = 20): string =>
 /**
  * Ingests the shipped corpus as the source `cogitave-core` (or `CATALOG_DIR` as the source named
  * after its folder; `none` disables) so a fresh `serve` has a real graph. It revises and retires
- * only within that source: documents a user ingested stay. Unchanged content appends nothing,
- * so this is cheap on every start. A corpus with errors stops start-up with the problems
+ * only within that source: documents a user ingested stay. A folder whose fingerprint (files,
+ * settings, code) the log already records for the source is not read again, and unchanged
+ * content appends nothing, so this is cheap on every start. A corpus with errors stops start-up with the problems
  * listed (nothing is appended).
  */
 export interface StartUpIngestParts {
@@ -79,6 +80,7 @@ export const ingestDefaultCorpusOnStart = async (
     dir,
     // The shipped samples are this product's own code: they must type-check against it.
     ...(setting === undefined ? { source: SHIPPED_SOURCE, checkSamples: 'types' as const } : {}),
+    skipIfUnchanged: true,
     meta: { commandId: randomUUID(), actor: CATALOG_INGEST_ACTOR, at: new Date().toISOString() },
   });
   if (report.errors.length > 0) {
@@ -105,7 +107,9 @@ export const ingestDefaultCorpusOnStart = async (
       dangling: report.dangling.length,
       seconds: Number(report.seconds.toFixed(2)),
     },
-    'catalog ingested',
+    report.upToDate
+      ? 'catalog unchanged since its last ingest (same files, settings and code): nothing read'
+      : 'catalog ingested',
   );
   return report;
 };

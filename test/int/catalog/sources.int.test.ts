@@ -223,4 +223,51 @@ describe('catalog sources (postgres)', () => {
     expect(rows.rows.map((row) => row.name)).toEqual([SHIPPED_SOURCE, 'other']);
     expect((await listSources(bed.store)).map((s) => s.name)).toEqual([SHIPPED_SOURCE, 'other']);
   });
+
+  it('skips a folder its source last ingested unchanged (same files and settings); any change, or a removal in between, reads it again', async () => {
+    const folder = await makeCorpus({ 'index.md': '# Notes\n\nOne.\n', 'b.md': '# B\n' });
+    try {
+      const run = (checkSamples: false | 'syntax' = false) =>
+        ingestCorpus(bed.store, {
+          dir: folder.dir,
+          source: 'fingerprinted',
+          checkSamples,
+          skipIfUnchanged: true,
+          meta: meta(),
+        });
+      const first = await run();
+      expect(first).toMatchObject({ upToDate: false, published: 2 });
+      const again = await run();
+      expect(again).toMatchObject({
+        upToDate: true,
+        applied: true,
+        nodes: 2,
+        unchanged: 2,
+        published: 0,
+        lastPosition: null,
+      });
+      // Other settings decide other nodes: read again (and nothing to change).
+      expect(await run('syntax')).toMatchObject({ upToDate: false, unchanged: 2 });
+      await folder.write('b.md', '# B\n\nMore.\n');
+      expect(await run()).toMatchObject({ upToDate: false, revised: 1 });
+      expect(await run()).toMatchObject({ upToDate: true });
+      // An ingest without the option records no fingerprint: the next one reads the folder.
+      await ingestCorpus(bed.store, {
+        dir: folder.dir,
+        source: 'fingerprinted',
+        checkSamples: false,
+        meta: meta(),
+      });
+      await folder.write('c.md', '# C\n');
+      expect(await run()).toMatchObject({ upToDate: false, published: 1 });
+      const removed = await removeSource(bed.store, { source: 'fingerprinted', meta: meta() });
+      expect(removed.retired).toBe(3);
+      const back = await run();
+      expect(back).toMatchObject({ upToDate: false, published: 3 });
+      await caughtUp(back.lastPosition);
+      expect(await livePages('fingerprinted')).toHaveLength(3);
+    } finally {
+      await folder.cleanup();
+    }
+  });
 });
