@@ -63,10 +63,13 @@ const loadExistingNodes = async (
   pairs: readonly (readonly [string, string])[],
 ): Promise<Set<string>> => {
   if (pairs.length === 0) return new Set();
+  // One primary-key probe per pair. As a plain join the planner, going by statistics taken
+  // while the table was small, hashed a sequential scan of every node of every network.
   const result = await tx.query<{ network: string; node_id: string }>(
-    `SELECT n.network, n.node_id FROM network_nodes n
-       JOIN unnest($1::text[], $2::text[]) AS p(network, node_id)
-         ON n.network = p.network AND n.node_id = p.node_id`,
+    `SELECT n.network, n.node_id
+       FROM unnest($1::text[], $2::text[]) AS p(network, node_id),
+            LATERAL (SELECT network, node_id FROM network_nodes
+                      WHERE network = p.network AND node_id = p.node_id OFFSET 0) AS n`,
     [pairs.map(([network]) => network), pairs.map(([, node]) => node)],
   );
   return new Set(result.rows.map((row) => `${row.network}\0${row.node_id}`));
