@@ -8,26 +8,25 @@ const name = z.string().min(1);
 const id = z.string().min(1);
 const attributes = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
+const node = z.looseObject({ nodeId: id, data: z.unknown(), attributes });
+const edge = z.looseObject({
+  edgeId: z.int().positive(),
+  source: id,
+  target: id,
+  weight: z.number(),
+  attributes,
+});
+
 const schemas = {
   NetworkCreated: z.looseObject({
     networkName: name,
     description: z.string().nullable(),
     createdBy: z.string(),
   }),
-  NetworkNodeAdded: z.looseObject({
-    networkName: name,
-    nodeId: id,
-    data: z.unknown(),
-    attributes,
-  }),
-  NetworkEdgeAdded: z.looseObject({
-    networkName: name,
-    edgeId: z.int().positive(),
-    source: id,
-    target: id,
-    weight: z.number(),
-    attributes,
-  }),
+  NetworkNodeAdded: node.extend({ networkName: name }),
+  NetworkEdgeAdded: edge.extend({ networkName: name }),
+  NetworkNodesAdded: z.looseObject({ networkName: name, nodes: z.array(node).min(1) }),
+  NetworkEdgesAdded: z.looseObject({ networkName: name, edges: z.array(edge).min(1) }),
 } satisfies Record<NetworkEvent['type'], z.ZodType>;
 
 const parseData = eventDataParser('Network', schemas);

@@ -1,7 +1,13 @@
 import { oneLine } from '../one-line.js';
 import type { MigrationSet } from '../../services/database/migrate.js';
 import type { RecordedEvent } from '../../services/event-store/types.js';
-import { NETWORK_EVENT_TYPES, NETWORK_STREAM_PREFIX } from '../../services/networks/events.js';
+import {
+  NETWORK_EVENT_TYPES,
+  NETWORK_STREAM_PREFIX,
+  type AddedEdge,
+  type AddedNode,
+  type NetworkEvent,
+} from '../../services/networks/events.js';
 import { resourcesTable, writeResources, type ResourceWrite } from '../resources.js';
 import type { Projection, ProjectionTransaction, ResourceChanges } from '../types.js';
 import { parseNetworkEvent } from './parse.js';
@@ -57,10 +63,13 @@ const loadExistingNodes = async (
   pairs: readonly (readonly [string, string])[],
 ): Promise<Set<string>> => {
   if (pairs.length === 0) return new Set();
+  // One primary-key probe per pair. As a plain join the planner, going by statistics taken
+  // while the table was small, hashed a sequential scan of every node of every network.
   const result = await tx.query<{ network: string; node_id: string }>(
-    `SELECT n.network, n.node_id FROM network_nodes n
-       JOIN unnest($1::text[], $2::text[]) AS p(network, node_id)
-         ON n.network = p.network AND n.node_id = p.node_id`,
+    `SELECT n.network, n.node_id
+       FROM unnest($1::text[], $2::text[]) AS p(network, node_id),
+            LATERAL (SELECT network, node_id FROM network_nodes
+                      WHERE network = p.network AND node_id = p.node_id OFFSET 0) AS n`,
     [pairs.map(([network]) => network), pairs.map(([, node]) => node)],
   );
   return new Set(result.rows.map((row) => `${row.network}\0${row.node_id}`));
@@ -80,6 +89,18 @@ const insertRows = async (
   );
 };
 
+/** The nodes an event adds: one for `NetworkNodeAdded`, all of a `NetworkNodesAdded`. */
+const addedNodes = (event: NetworkEvent): readonly AddedNode[] => {
+  if (event.type === 'NetworkNodeAdded') return [event.data];
+  return event.type === 'NetworkNodesAdded' ? event.data.nodes : [];
+};
+
+/** The edges an event adds: one for `NetworkEdgeAdded`, all of a `NetworkEdgesAdded`. */
+const addedEdges = (event: NetworkEvent): readonly AddedEdge[] => {
+  if (event.type === 'NetworkEdgeAdded') return [event.data];
+  return event.type === 'NetworkEdgesAdded' ? event.data.edges : [];
+};
+
 /**
  * A batch is folded in memory: the touched networks (and which of the batch's nodes already
  * exist) are read once, every event is folded in log order, then networks, nodes, edges and
@@ -97,9 +118,7 @@ const apply = async (
   const seenNodes = await loadExistingNodes(
     tx,
     parsed.flatMap(({ event }) =>
-      event.type === 'NetworkNodeAdded'
-        ? [[event.data.networkName, event.data.nodeId] as const]
-        : [],
+      addedNodes(event).map((node) => [event.data.networkName, node.nodeId] as const),
     ),
   );
   const nodes: object[] = [];
@@ -135,36 +154,37 @@ const apply = async (
       continue;
     }
     if (!summary) throw new Error(`${event.type} for network ${name}, which was never created`);
-    if (event.type === 'NetworkNodeAdded') {
-      const key = `${name}\0${event.data.nodeId}`;
+    Object.assign(summary, bookkeeping);
+    const addedBy = recorded.metadata.actor;
+    // A batch event stands for its items one after another, as single-item events would.
+    for (const node of addedNodes(event)) {
+      const key = `${name}\0${node.nodeId}`;
       // A node added twice (never decided so) keeps its first row and counts once, as in evolve.
-      if (seenNodes.has(key)) {
-        Object.assign(summary, bookkeeping);
-        continue;
-      }
+      if (seenNodes.has(key)) continue;
       seenNodes.add(key);
       nodes.push({
         network: name,
-        node_id: event.data.nodeId,
+        node_id: node.nodeId,
         ordinal: summary.nodeCount,
-        data: event.data.data ?? null,
-        attributes: event.data.attributes,
-        added_by: recorded.metadata.actor,
+        data: node.data ?? null,
+        attributes: node.attributes,
+        added_by: addedBy,
         added_at: at,
       });
-      Object.assign(summary, bookkeeping).nodeCount += 1;
-    } else {
+      summary.nodeCount += 1;
+    }
+    for (const edge of addedEdges(event)) {
       edges.push({
         network: name,
-        edge_id: event.data.edgeId,
-        source: event.data.source,
-        target: event.data.target,
-        weight: event.data.weight,
-        attributes: event.data.attributes,
-        added_by: recorded.metadata.actor,
+        edge_id: edge.edgeId,
+        source: edge.source,
+        target: edge.target,
+        weight: edge.weight,
+        attributes: edge.attributes,
+        added_by: addedBy,
         added_at: at,
       });
-      Object.assign(summary, bookkeeping).edgeCount += 1;
+      summary.edgeCount += 1;
     }
   }
 

@@ -46,7 +46,50 @@ export interface NetworkEdgeAdded {
   };
 }
 
-export type NetworkEvent = NetworkCreated | NetworkNodeAdded | NetworkEdgeAdded;
+/** One node of a `NetworkNodesAdded`: what a `NetworkNodeAdded` carries besides the network. */
+export interface AddedNode {
+  readonly nodeId: string;
+  /** Any JSON payload; null when none was given. */
+  readonly data: unknown;
+  readonly attributes: Attributes;
+}
+
+/** One edge of a `NetworkEdgesAdded`: what a `NetworkEdgeAdded` carries besides the network. */
+export interface AddedEdge {
+  /** 1-based, in the order edges were added to the network; identical edges differ by it. */
+  readonly edgeId: number;
+  readonly source: string;
+  readonly target: string;
+  readonly weight: number;
+  readonly attributes: Attributes;
+}
+
+/**
+ * The nodes one `network_add_nodes` call added, in the order of the call (only those that
+ * succeeded): one event, so a call of 100 nodes writes one row of the log, not 100. It means
+ * exactly what as many `NetworkNodeAdded` in a row would.
+ */
+export interface NetworkNodesAdded {
+  readonly type: 'NetworkNodesAdded';
+  readonly data: {
+    readonly networkName: string;
+    /** At least one. */
+    readonly nodes: readonly AddedNode[];
+  };
+}
+
+/** The edges one `network_add_edges` call added, with consecutive edge ids, in call order. */
+export interface NetworkEdgesAdded {
+  readonly type: 'NetworkEdgesAdded';
+  readonly data: {
+    readonly networkName: string;
+    /** At least one. */
+    readonly edges: readonly AddedEdge[];
+  };
+}
+
+export type NetworkEvent =
+  NetworkCreated | NetworkNodeAdded | NetworkEdgeAdded | NetworkNodesAdded | NetworkEdgesAdded;
 
 export type NetworkEventType = NetworkEvent['type'];
 
@@ -54,4 +97,6 @@ export const NETWORK_EVENT_TYPES: readonly NetworkEventType[] = [
   'NetworkCreated',
   'NetworkNodeAdded',
   'NetworkEdgeAdded',
+  'NetworkNodesAdded',
+  'NetworkEdgesAdded',
 ];

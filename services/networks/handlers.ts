@@ -19,7 +19,7 @@ import { NetworkBusy } from './errors.js';
 import {
   NETWORK_EVENT_TYPES,
   networkStreamId,
-  type NetworkEdgeAdded,
+  type AddedEdge,
   type NetworkEvent,
 } from './events.js';
 import {
@@ -145,8 +145,13 @@ const toNetworkEvent = (event: RecordedEvent): NetworkEvent => {
   return { type: event.type, data: event.data } as NetworkEvent;
 };
 
-const isEdgeAdded = (event: NetworkEvent): event is NetworkEdgeAdded =>
-  event.type === 'NetworkEdgeAdded';
+/** The edges `events` added, in order: one per `NetworkEdgeAdded`, a batch's all at once. */
+const addedEdges = (events: readonly NetworkEvent[]): AddedEdge[] =>
+  events.flatMap((event) => {
+    if (event.type === 'NetworkEdgeAdded') return [event.data];
+    if (event.type === 'NetworkEdgesAdded') return event.data.edges;
+    return [];
+  });
 
 /** A batch decided on a cached state refused an item: only the stream can confirm that. */
 class RefusedOnCache extends Error {}
@@ -356,7 +361,7 @@ export const createNetworkCommandHandlers = ({
         attributes: parsed.attributes ?? {},
         meta: parsedMeta,
       });
-      const edge = executed.events.find(isEdgeAdded)?.data;
+      const [edge] = addedEdges(executed.events);
       if (!edge) throw new CogitaveError('INTERNAL', 'addEdge decided no edge');
       return {
         ...outcome(parsed.networkName, executed),
@@ -412,7 +417,7 @@ export const createNetworkCommandHandlers = ({
         ),
       );
       // The appended (or, for a retried call, the stored) edges, in the order of the successes.
-      const added = executed.events.filter(isEdgeAdded);
+      const added = addedEdges(executed.events);
       let next = 0;
       const { networkName, revision, position } = outcome(parsed.networkName, executed);
       return {
@@ -426,7 +431,7 @@ export const createNetworkCommandHandlers = ({
           }
           const result = { source, target, weight, ...itemResult(item), status: item.status };
           if (item.status !== 'success') return result;
-          const edgeId = added[next++]?.data.edgeId;
+          const edgeId = added[next++]?.edgeId;
           if (edgeId === undefined) throw new CogitaveError('INTERNAL', 'addEdges lost an edge');
           return { ...result, edgeId };
         }),

@@ -87,6 +87,23 @@ const applyEvent = (state: NetworkState, event: NetworkEvent): NetworkState => {
     }
     case 'NetworkEdgeAdded':
       return { ...state, edgeCount: Math.max(state.edgeCount + 1, event.data.edgeId) };
+    case 'NetworkNodesAdded': {
+      let nodes = state.nodes;
+      let nodeCount = state.nodeCount;
+      for (const node of event.data.nodes) {
+        // As a NetworkNodeAdded per node: one named twice (never decided so) counts once.
+        if (nodes.has(node.nodeId, nodeCount)) continue;
+        nodes = nodes.forAppend(nodeCount);
+        nodes.append(node.nodeId, nodeCount);
+        nodeCount += 1;
+      }
+      return nodeCount === state.nodeCount ? state : { ...state, nodes, nodeCount };
+    }
+    case 'NetworkEdgesAdded': {
+      let edgeCount = state.edgeCount;
+      for (const edge of event.data.edges) edgeCount = Math.max(edgeCount + 1, edge.edgeId);
+      return { ...state, edgeCount };
+    }
   }
 };
 

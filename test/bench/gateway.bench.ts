@@ -1,6 +1,10 @@
 /**
  * Gateway benchmark, over real HTTP with v1 SDK clients (2025-11-25 sessions) against gateways
- * started in this process on a throwaway server Postgres database:
+ * started in this process on a throwaway server Postgres database. The clients of the timed
+ * loads run on a worker thread of their own (`gateway-clients.worker.ts`), which times each
+ * call: the gateways keep the main event loop to themselves, as behind a real network, but the
+ * thread still shares this process and the machine's cores with both gateways, the bare
+ * server and Postgres, so on a small host the clients' own CPU still counts against the rates.
  *
  * - `tools/call` p50/p99 and calls/s for `describe_schema`, `get_request` and `request_intake`
  *   at 1, 16 and 64 concurrent clients;
@@ -9,7 +13,8 @@
  *   Origin checks, auth, scope check, era routing, sessions) beside a bare v2 SDK `McpServer`
  *   with that tool behind the same Node HTTP bridge and sessionful Streamable HTTP transport;
  * - notification latency: `request_intake` on gateway A until `notifications/resources/updated`
- *   reaches a 2025-era client subscribed to `cogitave://request/` on gateway B (same database);
+ *   reaches a 2025-era client subscribed to `cogitave://request/` on gateway B (same database;
+ *   these two clients stay on the main thread, where B's notice is timed);
  * - intake targets: at 16 clients ≥ 400 intakes/s with p99 ≤ 100 ms, at 1 client p50 ≤ 10 ms
  *   (beside `get_request` in the same run); after the load, every answered intake has exactly
  *   one `RequestProposed` and the ids run gap-free; one intake command sent 8 times at once
@@ -48,8 +53,16 @@ import { loadConfig } from '../../services/runtime/config.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import type { GatewayServices } from '../../mcp-gateway/services.js';
 import { requestStreamId } from '../../services/requests/events.js';
+import { startModuleWorker } from '../../services/threads/module-worker.js';
 import { createThrowawayDatabase } from '../support/postgres.js';
 import { recordFigures, type BenchFigure } from './figures.js';
+import {
+  intakeArgs,
+  type ClientReply,
+  type ClientRequest,
+  type RunReply,
+  type Workload,
+} from './gateway-clients.worker.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '3');
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? '100');
@@ -215,9 +228,6 @@ interface Raw {
 
 /** Answers without isError, per tool, warm-up calls included: what the log must then hold. */
 const answered = new Map<string, number>();
-const countAnswer = (name: string, result: Record<string, unknown>): void => {
-  if (result.isError !== true) answered.set(name, (answered.get(name) ?? 0) + 1);
-};
 
 const quantile = (sorted: readonly number[], q: number): number =>
   sorted.length === 0
@@ -226,35 +236,53 @@ const quantile = (sorted: readonly number[], q: number): number =>
 
 const newRaw = (): Raw => ({ latencies: [], seconds: 0, cpuMicros: 0, errors: 0 });
 
-/** Runs `clients` in closed loops for `seconds`, adding to `raw`. */
+/** The client thread: requests answered one at a time, in order. */
+interface ClientThread {
+  request(request: ClientRequest): Promise<ClientReply>;
+  close(): Promise<void>;
+}
+
+const startClientThread = (): ClientThread => {
+  const thread = startModuleWorker(import.meta.url, 'gateway-clients.worker', undefined);
+  const waiting: { resolve: (reply: ClientReply) => void; reject: (error: Error) => void }[] = [];
+  thread.on('message', (reply: ClientReply) => {
+    const next = waiting.shift();
+    if (reply.type === 'error') next?.reject(new Error(`bench client thread: ${reply.message}`));
+    else next?.resolve(reply);
+  });
+  thread.on('error', (error) => {
+    for (const next of waiting.splice(0)) next.reject(error);
+  });
+  return {
+    request: (request) =>
+      new Promise<ClientReply>((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        thread.postMessage(request);
+      }),
+    close: async () => {
+      await thread.terminate();
+    },
+  };
+};
+
+/** Runs `clients` of `pool` in closed loops for `seconds` on the client thread, adding to `raw`. */
 const runInto = async (
+  thread: ClientThread,
   raw: Raw,
-  clients: readonly Client[],
+  pool: string,
+  clients: number,
   name: string,
-  args: (client: number, call: number) => Record<string, unknown>,
+  workload: Workload,
   seconds: number,
 ): Promise<void> => {
-  // Warm-up: one call per client (JIT, session set-up), untimed.
-  await Promise.all(
-    clients.map(async (client, index) => {
-      countAnswer(name, await client.callTool({ name, arguments: args(index, -1) }));
-    }),
-  );
   const cpu = process.cpuUsage();
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    clients.map(async (client, index) => {
-      for (let call = 0; performance.now() < deadline; call += 1) {
-        const t0 = performance.now();
-        const result = await client.callTool({ name, arguments: args(index, call) });
-        raw.latencies.push(performance.now() - t0);
-        countAnswer(name, result);
-        if (result.isError === true) raw.errors += 1;
-      }
-    }),
-  );
-  raw.seconds += (performance.now() - started) / 1000;
+  const reply = await thread.request({ type: 'run', pool, clients, name, workload, seconds });
+  if (reply.type !== 'run') throw new Error(`unexpected reply ${reply.type}`);
+  const run: RunReply = reply;
+  for (const latency of run.latencies) raw.latencies.push(latency);
+  raw.seconds += run.seconds;
+  raw.errors += run.errors;
+  answered.set(name, (answered.get(name) ?? 0) + run.answered);
   const used = process.cpuUsage(cpu);
   raw.cpuMicros += used.user + used.system;
 };
@@ -272,13 +300,15 @@ const summarise = (raw: Raw): Measured => {
 };
 
 const measure = async (
-  clients: readonly Client[],
+  thread: ClientThread,
+  pool: string,
+  clients: number,
   name: string,
-  args: (client: number, call: number) => Record<string, unknown>,
+  workload: Workload,
   seconds: number,
 ): Promise<Measured> => {
   const raw = newRaw();
-  await runInto(raw, clients, name, args, seconds);
+  await runInto(thread, raw, pool, clients, name, workload, seconds);
   return summarise(raw);
 };
 
@@ -354,14 +384,6 @@ const checkRetriedIntake = async (
     text: `${String(times)} sends of one command: ${String(ids.size)} id(s), ${String(stored.length)} RequestProposed`,
   };
 };
-
-const intakeArgs = (client: number, call: number) => ({
-  title: `Bench request ${String(client)}-${String(call)}`,
-  problem: 'Auditors copy history by hand today, which takes hours per request and loses rows.',
-  product: 'bench',
-  requester: 'bench-team',
-  acceptance_criteria: ['An export of 10000 events finishes within 5 seconds'],
-});
 
 /** Resolves once every read model (on whichever app leads it) has applied the whole log. */
 const settle = async (apps: readonly (App | undefined)[]): Promise<void> => {
@@ -472,6 +494,7 @@ const main = async (): Promise<number> => {
   }
   const db = await createThrowawayDatabase('bench_gateway');
   const servers: Running[] = [];
+  const closers: (() => Promise<void>)[] = [];
   const figures: BenchFigure[] = [];
   const lines: string[] = [];
   try {
@@ -491,16 +514,19 @@ const main = async (): Promise<number> => {
       throw new Error(`corpus refused: ${JSON.stringify(report.errors)}`);
 
     const maxClients = Math.max(...CONCURRENCY);
-    const gatewayClients = await Promise.all(
-      Array.from({ length: maxClients }, () => connect(a.mcpUrl)),
-    );
-    const bareClients = await Promise.all(
-      Array.from({ length: maxClients }, () => connect(bare.mcpUrl)),
-    );
-    const seed = await gatewayClients[0]?.callTool({
+    const thread = startClientThread();
+    closers.push(() => thread.close());
+    await thread.request({ type: 'connect', pool: 'gateway', url: a.mcpUrl, count: maxClients });
+    await thread.request({ type: 'connect', pool: 'bare', url: bare.mcpUrl, count: maxClients });
+    const seedReply = await thread.request({
+      type: 'call',
+      pool: 'gateway',
       name: 'request_intake',
-      arguments: intakeArgs(0, -2),
+      workload: { kind: 'intake' },
+      client: 0,
+      call: -2,
     });
+    const seed = seedReply.type === 'result' ? seedReply.result : undefined;
     const requestId = (seed?.structuredContent as { request_id?: string } | undefined)?.request_id;
     if (requestId === undefined) throw new Error(`request_intake failed: ${JSON.stringify(seed)}`);
     // Measure on a quiet process: the read models have applied the corpus (their catch-up and
@@ -514,7 +540,7 @@ const main = async (): Promise<number> => {
         .loadavg()
         .map((n) => n.toFixed(2))
         .join(' ')}`,
-      `- node ${process.version}; ${String(SECONDS)} s per configuration; clients and servers share this process`,
+      `- node ${process.version}; ${String(SECONDS)} s per configuration; the clients run on a worker thread, the servers on the main thread, both in this process`,
       '',
       '## Trivial tool: gateway vs bare v2 McpServer',
       '',
@@ -523,15 +549,13 @@ const main = async (): Promise<number> => {
       '| clients | bare calls/s | bare p50 / p99 ms | bare CPU ms/call | gateway calls/s | gateway p50 / p99 ms | gateway CPU ms/call | overhead | CPU ratio |',
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     );
-    const echo = (client: number, call: number) => ({
-      text: `hello ${String(client)} ${String(call)}`,
-    });
+    const echo: Workload = { kind: 'echo' };
     for (const clients of PARTS.has('overhead') ? CONCURRENCY : []) {
       const bareRaw = newRaw();
       const oursRaw = newRaw();
       for (let slice = 0; slice < SLICES; slice += 1) {
-        await runInto(bareRaw, bareClients.slice(0, clients), TRIVIAL, echo, SECONDS / SLICES);
-        await runInto(oursRaw, gatewayClients.slice(0, clients), TRIVIAL, echo, SECONDS / SLICES);
+        await runInto(thread, bareRaw, 'bare', clients, TRIVIAL, echo, SECONDS / SLICES);
+        await runInto(thread, oursRaw, 'gateway', clients, TRIVIAL, echo, SECONDS / SLICES);
       }
       const bareRun = summarise(bareRaw);
       const ours = summarise(oursRaw);
@@ -560,14 +584,14 @@ const main = async (): Promise<number> => {
       '| --- | --- | --- | --- | --- | --- | --- |',
     );
     const runs = new Map<string, Measured>();
-    const workloads: [string, (client: number, call: number) => Record<string, unknown>][] = [
-      ['describe_schema', () => ({})],
-      ['get_request', () => ({ request_id: requestId })],
-      ['request_intake', intakeArgs],
+    const workloads: [string, Workload][] = [
+      ['describe_schema', { kind: 'empty' }],
+      ['get_request', { kind: 'get_request', requestId }],
+      ['request_intake', { kind: 'intake' }],
     ];
-    for (const [tool, args] of PARTS.has('tools') ? workloads : []) {
+    for (const [tool, workload] of PARTS.has('tools') ? workloads : []) {
       for (const clients of CONCURRENCY) {
-        const run = await measure(gatewayClients.slice(0, clients), tool, args, SECONDS);
+        const run = await measure(thread, 'gateway', clients, tool, workload, SECONDS);
         runs.set(`${tool}@${String(clients)}`, run);
         lines.push(
           `| ${tool} | ${String(clients)} | ${fmt(run.callsPerSec)} | ${fmt(run.p50)} | ${fmt(run.p99)} | ${String(run.calls)} | ${String(run.errors)} |`,
@@ -580,7 +604,7 @@ const main = async (): Promise<number> => {
         });
       }
     }
-    await Promise.all([...gatewayClients, ...bareClients].map((client) => client.close()));
+    await thread.request({ type: 'close' });
     if (PARTS.has('tools')) lines.push(...(await intakeTargets(runs, a, b, figures)));
 
     // Notification latency: propose on A, hear it on B.
@@ -677,6 +701,7 @@ const main = async (): Promise<number> => {
       met: missed === 0 && p99 <= NOTIFY_P99_TARGET_MS,
     });
   } finally {
+    for (const close of closers) await close().catch(() => undefined);
     for (const server of servers.reverse()) await server.close().catch(() => undefined);
     await db.drop();
   }
