@@ -1,4 +1,4 @@
-import type { Transferable } from 'node:worker_threads';
+import type { Transferable, WorkerOptions } from 'node:worker_threads';
 import { startModuleWorker } from './module-worker.js';
 
 /** No worker could run the job: the caller may run it in-process instead. */
@@ -18,12 +18,13 @@ export const runWorkerJob = <Result>(
   name: string,
   request: unknown,
   transfer: readonly Transferable[] = [],
+  options: Pick<WorkerOptions, 'resourceLimits'> = {},
 ): Promise<Result> =>
   new Promise<Result>((resolve, reject) => {
     let settled = false;
     let worker: ReturnType<typeof startModuleWorker>;
     try {
-      worker = startModuleWorker(caller, name, undefined);
+      worker = startModuleWorker(caller, name, undefined, options);
     } catch (error) {
       reject(new WorkerUnavailable(`cannot start the ${name} worker: ${(error as Error).message}`));
       return;
