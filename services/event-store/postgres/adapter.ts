@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { Database } from '../../database/database.js';
 import type { MigrationSet } from '../../database/migrate.js';
 import type { Queryable } from '../../database/queryable.js';
@@ -14,7 +13,6 @@ import type {
   EventStore,
   EventToAppend,
   ExpectedRevision,
-  Position,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -76,8 +74,6 @@ export interface PostgresEventStoreOptions {
   readonly followSpacingMs?: number;
   /** Streams whose newest (revision, hash) is remembered for the fast path (default 10,000). */
   readonly headCacheSize?: number;
-  /** Server Postgres: connections of the subscribers' log reads, besides the pool (default 2). */
-  readonly logReadConnections?: number;
 }
 
 const DEFAULT_READ_COUNT = 1000;
@@ -97,32 +93,6 @@ export const createPostgresEventStore = (
   const subscriptions = createSubscriptionRegistry();
 
   const heads = createHeadCache(options.headCacheSize ?? 10_000);
-
-  // Subscribers read the log after every append that concerns them, always the same few
-  // statements: on connections of their own that plan them once (generic plans) rather than
-  // per read, which cost more than reading a short page. Opened on the first read.
-  let logReadPool: pg.Pool | undefined;
-  const logReader = (): Queryable => {
-    if (database.kind !== 'postgres' || !database.connectionString) return database.pool;
-    if (!logReadPool) {
-      const pool = new pg.Pool({
-        connectionString: database.connectionString,
-        max: options.logReadConnections ?? 2,
-        options: '-c plan_cache_mode=force_generic_plan',
-        allowExitOnIdle: true,
-      });
-      pool.on('error', (error) => {
-        logger.warn({ err: error }, 'idle log-read connection failed');
-      });
-      pool.on('connect', (client) => {
-        client.on('error', (error) => {
-          logger.debug({ err: error }, 'log-read connection failed while checked out');
-        });
-      });
-      logReadPool = pool;
-    }
-    return logReadPool;
-  };
   const named = database.kind === 'postgres';
 
   // Fast-path appends share transactions; see group-commit.ts.
@@ -307,13 +277,6 @@ export const createPostgresEventStore = (
     );
   };
 
-  /** The newest position among appends' results (one transaction: the last row's). */
-  const newest = (results: readonly AppendResult[]): Position | undefined =>
-    results.reduce<Position | undefined>(
-      (max, result) => (max === undefined || result.position > max ? result.position : max),
-      undefined,
-    );
-
   const store: PostgresEventStore = {
     kind: database.kind,
 
@@ -322,11 +285,11 @@ export const createPostgresEventStore = (
       const expected = appendOptions.expectedRevision;
       const fast = await appendFast(args, expected);
       if (fast) {
-        wake.appended([streamId], fast.position);
+        wake.appended();
         return fast;
       }
       const { result, wrote } = await appendGeneral(database.pool, args, expected, true);
-      if (wrote) wake.appended([streamId], result.position);
+      if (wrote) wake.appended();
       return result;
     },
 
@@ -349,14 +312,13 @@ export const createPostgresEventStore = (
         try {
           const inserted = await committer.submit(chained.flat());
           rememberRows(chained.flat());
+          wake.appended();
           let end = 0;
-          const results = chained.map((rows) => {
+          return chained.map((rows) => {
             const start = end;
             end += rows.length;
             return insertedResult(inserted.slice(start, end));
           });
-          wake.appended(streams, newest(results));
-          return results;
         } catch (error) {
           if (!isUniqueViolation(error)) throw mapDatabaseError(error);
           for (const part of parts) heads.forget(part.args.streamId);
@@ -395,7 +357,7 @@ export const createPostgresEventStore = (
         const streamId = parts[index]?.args.streamId;
         if (outcome.head && streamId !== undefined) heads.remember(streamId, outcome.head);
       }
-      if (wrote) wake.appended(streams, newest(results));
+      if (wrote) wake.appended();
       return results;
     },
 
@@ -457,7 +419,7 @@ export const createPostgresEventStore = (
       const subscription = createPollingSubscription(
         {
           readPage: (after, maxCount, filter) =>
-            selectLog(logReader(), 'forwards', after, maxCount, filter, named),
+            selectLog(database.pool, 'forwards', after, maxCount, filter, named),
           wake,
           pollIntervalMs,
           batchSize,
@@ -473,9 +435,6 @@ export const createPostgresEventStore = (
       await committer.drain();
       await subscriptions.closeAll();
       await wake.close();
-      const pool = logReadPool;
-      logReadPool = undefined;
-      await pool?.end();
     },
   };
   return store;

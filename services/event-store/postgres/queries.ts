@@ -352,7 +352,7 @@ export const selectLastPosition = async (db: Queryable): Promise<Position | null
 
 export const notifyChannel = 'cogitave_events';
 
-/** `payload` names the store that appended (so it can ignore its own notification) and what. */
-export const sendNotify = async (db: Queryable, payload: string): Promise<void> => {
-  await db.query(`SELECT pg_notify('${notifyChannel}', $1)`, [payload]);
+/** `sender` names the store that appended, so it can ignore its own notification. */
+export const sendNotify = async (db: Queryable, sender: string): Promise<void> => {
+  await db.query(`SELECT pg_notify('${notifyChannel}', $1)`, [sender]);
 };

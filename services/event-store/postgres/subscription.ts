@@ -34,12 +34,9 @@ const pauseFor = (ms: number, signal: AbortSignal): Promise<void> =>
   sleep(ms, undefined, { signal }).catch(() => undefined);
 
 /**
- * Catch up page by page, then follow: read until a short page, wait for a wake-up that
- * concerns the filter (or the poll interval) and the follow spacing, read again. The wake
- * generation is taken before each read, so a wake-up that lands between a read and the wait is
- * never lost. A wake-up for a position the read did not reach yet (an older transaction still
- * hides it) is read for again after the spacing, then after twice as long, up to the poll
- * interval.
+ * Catch up page by page, then follow: read until a short page, wait for a wake-up (or the poll
+ * interval) and the follow spacing, read again. The wake generation is taken before each read, so a wake-up that lands
+ * between a read and the wait is never lost.
  */
 export const createPollingSubscription = (
   deps: PollingSubscriptionDeps,
@@ -61,12 +58,10 @@ export const createPollingSubscription = (
     let caughtUp = false;
     let failures = 0;
     const spacing = deps.followSpacingMs ?? 0;
-    let retry = Math.max(spacing, 1);
     deps.wake.listen();
-    const interest = deps.wake.interest(options.filter);
     try {
       while (!stopped()) {
-        const generation = interest.generation;
+        const generation = deps.wake.generation;
         let page: LogPage;
         const readAt = performance.now();
         try {
@@ -77,7 +72,7 @@ export const createPollingSubscription = (
           failures += 1;
           const delay = Math.min(deps.pollIntervalMs * failures, 10_000);
           deps.logger.warn({ err: error, retryInMs: delay }, 'subscription read failed; retrying');
-          await pauseFor(delay, signal);
+          await deps.wake.wait(deps.wake.generation, delay, signal);
           continue;
         }
         for (const event of page.events) {
@@ -93,19 +88,11 @@ export const createPollingSubscription = (
           caughtUp = true;
           options.onCaughtUp?.();
         }
-        if (interest.read(generation, cursor)) {
-          // Woken for events this read did not reach yet: look again, less and less often.
-          await pauseFor(Math.max(retry - (performance.now() - readAt), 0), signal);
-          retry = Math.min(retry * 2, deps.pollIntervalMs);
-          continue;
-        }
-        retry = Math.max(spacing, 1);
-        await interest.wait(deps.pollIntervalMs, signal);
+        await deps.wake.wait(generation, deps.pollIntervalMs, signal);
         const early = spacing - (performance.now() - readAt);
         if (early > 0) await pauseFor(early, signal);
       }
     } finally {
-      interest.close();
       external?.removeEventListener('abort', stop);
     }
   }
