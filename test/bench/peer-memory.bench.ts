@@ -18,6 +18,10 @@
  *   (default 100);
  * - memory server, 1 per call: `create_entities` / `create_relations` with one item per call;
  * - memory server, batched: BENCH_BATCH items per call, its own affordance.
+ * The batched pair builds the graph BENCH_BATCH_ROUNDS times (default 5), each round on an
+ * empty graph (ours on a new network, the memory server after deleting its entities, untimed),
+ * and its rates are over all rounds: at 2,000 nodes one build is 20 calls a side, where one
+ * hiccup of the machine would decide the ratio. Neighbours are read on the last round's graph.
  * Neighbours: ours `network_get_neighbors`; the memory server `open_nodes({ names: [node] })`,
  * whose relations with either end at the node give the neighbours (one node per call).
  *
@@ -31,7 +35,8 @@
  * in a k-th of the time (the peer's edge sample is then not needed).
  *
  * Both warm up untimed first: BENCH_WARM_UP (default 300) calls each of adding a node, adding
- * an edge and reading neighbours, one item per call (ours on a network of its own; the memory
+ * an edge and reading neighbours, one item per call, and the batched servers a tenth as many
+ * calls each of adding BENCH_BATCH nodes and edges (ours on a network of its own; the memory
  * server then deletes its warm-up entities, so its file is empty again when timing starts).
  *
  * Durability: ours answers once its append has committed on server Postgres (the run prints
@@ -90,6 +95,7 @@ const settings = {
   peerEdgeSample: intFrom('BENCH_PEER_EDGE_SAMPLE', 2000),
   timedEvery: Math.max(1, intFrom('BENCH_TIMED_EVERY', 1)),
   warmUp: intFrom('BENCH_WARM_UP', 300),
+  batchRounds: Math.max(1, intFrom('BENCH_BATCH_ROUNDS', 5)),
 };
 
 /** Ours 1 per call ÷ memory server 1 per call, by graph size (nodes); sizes not named have none. */
@@ -97,6 +103,13 @@ const SINGLE_NODE_TARGETS: Readonly<Record<number, number>> = { 2000: 1, 10_000:
 const SINGLE_EDGE_TARGETS: Readonly<Record<number, number>> = { 10_000: 10 };
 /** Ours batched ÷ memory server batched, nodes and edges, at every size. */
 const BATCH_TARGET = 1;
+/**
+ * Batched calls each batched server makes while warming up (none for 1 per call): a tenth of
+ * BENCH_WARM_UP, so a JIT that settles on the single-item calls settles on these too.
+ */
+const batchWarmUpCalls = (batch: number): number =>
+  batch === 1 ? 0 : Math.ceil(settings.warmUp / 10);
+
 /** Untimed calls (the peer's edges past its sample) carry this many items. */
 const UNTIMED_BATCH = 100;
 
@@ -142,6 +155,8 @@ interface PeerTarget {
   durability(): Promise<string>;
   /** Untimed: lets background work of the writes so far finish (ours: its read model). */
   settle(): Promise<void>;
+  /** Untimed: an empty graph again, for another round of the same build. */
+  reset(graph: Graph): Promise<void>;
   neighbors(id: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -198,6 +213,9 @@ const requireAllAdded = (name: string, answer: ToolAnswer, count: number): void 
 
 const oursTarget = async (batch: number): Promise<PeerTarget> => {
   const database = await createThrowawayDatabase('bench_peer');
+  // Each round builds on a network of its own (the Networks tools delete nothing).
+  let network = NETWORK;
+  let round = 0;
   const client = await connectStdio(
     process.execPath,
     ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--stdio'],
@@ -234,16 +252,36 @@ const oursTarget = async (batch: number): Promise<PeerTarget> => {
           node_id: `w${String(i)}`,
         });
       }
-      await call(client, 'network_create', { network_name: NETWORK });
+      // A batched server is timed on batched calls: it warms up on them too, as the memory
+      // server's one tool does whatever it carries.
+      for (let round = 0; round < batchWarmUpCalls(batch); round += 1) {
+        const ids = Array.from({ length: batch }, (_, i) => `b${String(round)}-${String(i)}`);
+        await call(client, 'network_add_nodes', {
+          network_name: warm,
+          nodes: ids.map((id) => ({ node_id: id })),
+        });
+        await call(client, 'network_add_edges', {
+          network_name: warm,
+          edges: ids.map((id) => ({ source: 'a', target: id })),
+        });
+        await call(client, 'network_list', { limit: 1 });
+      }
+      await call(client, 'network_create', { network_name: network });
+      await call(client, 'network_list', { limit: 1 });
+    },
+    reset: async () => {
+      round += 1;
+      network = `${NETWORK}_${String(round)}`;
+      await call(client, 'network_create', { network_name: network });
       await call(client, 'network_list', { limit: 1 });
     },
     addNodes: async (ids) => {
       if (ids.length === 1) {
-        await call(client, 'network_add_node', { network_name: NETWORK, node_id: ids[0] });
+        await call(client, 'network_add_node', { network_name: network, node_id: ids[0] });
         return;
       }
       const answer = await call(client, 'network_add_nodes', {
-        network_name: NETWORK,
+        network_name: network,
         nodes: ids.map((id) => ({ node_id: id })),
       });
       requireAllAdded('network_add_nodes', answer, ids.length);
@@ -252,19 +290,19 @@ const oursTarget = async (batch: number): Promise<PeerTarget> => {
       const [edge] = edges;
       if (edges.length === 1 && edge) {
         await call(client, 'network_add_edge', {
-          network_name: NETWORK,
+          network_name: network,
           source: edge.source,
           target: edge.target,
           weight: edge.weight,
         });
         return;
       }
-      const answer = await call(client, 'network_add_edges', { network_name: NETWORK, edges });
+      const answer = await call(client, 'network_add_edges', { network_name: network, edges });
       requireAllAdded('network_add_edges', answer, edges.length);
     },
     neighbors: async (id) => {
       const result = await call(client, 'network_get_neighbors', {
-        network_name: NETWORK,
+        network_name: network,
         node_id: id,
       });
       return result.structuredContent?.neighbors as string[];
@@ -317,9 +355,32 @@ const memoryTarget = async (batch: number): Promise<PeerTarget> => {
         });
         await call(client, 'open_nodes', { names: [name] });
       }
+      for (let round = 0; round < batchWarmUpCalls(batch); round += 1) {
+        const batchNames = Array.from(
+          { length: batch },
+          (_, i) => `warm-up-b${String(round)}-${String(i)}`,
+        );
+        names.push(...batchNames);
+        await call(client, 'create_entities', {
+          entities: batchNames.map((name) => ({ name, entityType: 'node', observations: [] })),
+        });
+        await call(client, 'create_relations', {
+          relations: batchNames.map((name) => ({
+            from: names[0]!,
+            to: name,
+            relationType: 'links',
+          })),
+        });
+      }
       if (names.length > 0) await call(client, 'delete_entities', { entityNames: names });
     },
     durability: () => Promise.resolve('writes its JSONL file on every call, without fsync'),
+    // Deleting the entities deletes their relations: the file is empty again.
+    reset: async (graph) => {
+      for (const names of chunks(graph.nodes, 1000)) {
+        await call(client, 'delete_entities', { entityNames: names });
+      }
+    },
     settle: () => Promise.resolve(),
     addNodes: async (ids) => {
       await call(client, 'create_entities', {
@@ -402,6 +463,7 @@ interface Clock {
 const measureTogether = async (
   entries: readonly { readonly target: PeerTarget; readonly timedEdges: number }[],
   graph: Graph,
+  rounds: number,
 ): Promise<Measured[]> => {
   const clocks = entries.map((): Clock => ({
     nodeMs: 0,
@@ -441,32 +503,35 @@ const measureTogether = async (
         }
       }
     };
-    await timedTurns(
-      graph.nodes,
-      () => graph.nodes.length,
-      (target, ids) => target.addNodes(ids),
-      (clock, ms, calls, count) => {
-        clock.nodeMs += ms;
-        clock.nodeCalls += calls;
-        clock.timedNodes += count;
-      },
-    );
-    log(
-      `nodes: ${entries.map(({ target }, i) => `${target.label} ${(clocks[i]!.nodeMs / 1000).toFixed(1)} s`).join(', ')}`,
-    );
-    await timedTurns(
-      graph.edges,
-      (index) => entries[index]!.timedEdges,
-      (target, edges) => target.addEdges(edges),
-      (clock, ms, calls, count) => {
-        clock.edgeMs += ms;
-        clock.edgeCalls += calls;
-        clock.timedEdges += count;
-      },
-    );
-    log(
-      `edges: ${entries.map(({ target }, i) => `${target.label} ${String(clocks[i]!.timedEdges)} in ${(clocks[i]!.edgeMs / 1000).toFixed(1)} s`).join(', ')}`,
-    );
+    for (let round = 0; round < rounds; round += 1) {
+      if (round > 0) for (const { target } of entries) await target.reset(graph);
+      await timedTurns(
+        graph.nodes,
+        () => graph.nodes.length,
+        (target, ids) => target.addNodes(ids),
+        (clock, ms, calls, count) => {
+          clock.nodeMs += ms;
+          clock.nodeCalls += calls;
+          clock.timedNodes += count;
+        },
+      );
+      log(
+        `nodes: ${entries.map(({ target }, i) => `${target.label} ${(clocks[i]!.nodeMs / 1000).toFixed(1)} s`).join(', ')}`,
+      );
+      await timedTurns(
+        graph.edges,
+        (index) => entries[index]!.timedEdges,
+        (target, edges) => target.addEdges(edges),
+        (clock, ms, calls, count) => {
+          clock.edgeMs += ms;
+          clock.edgeCalls += calls;
+          clock.timedEdges += count;
+        },
+      );
+      log(
+        `edges: ${entries.map(({ target }, i) => `${target.label} ${String(clocks[i]!.timedEdges)} in ${(clocks[i]!.edgeMs / 1000).toFixed(1)} s`).join(', ')}`,
+      );
+    }
     // The peer's edges past its sample, untimed.
     for (const { target, timedEdges } of entries) {
       for (const edges of chunks(graph.edges.slice(timedEdges), UNTIMED_BATCH)) {
@@ -561,6 +626,7 @@ const runSize = async (
         : []),
     ],
     graph,
+    1,
   );
   const [batched, peerBatched] = await measureTogether(
     [
@@ -568,6 +634,7 @@ const runSize = async (
       { target: await memoryTarget(settings.batch), timedEdges: all },
     ],
     graph,
+    settings.batchRounds,
   );
   if (!single || !batched || !peerBatched) throw new Error('a server was not measured');
   const measured = [single, batched, ...(peerSingle ? [peerSingle] : []), peerBatched];
@@ -593,7 +660,7 @@ const runSize = async (
     },
   ];
   const lines = [
-    `## ${String(size)} nodes, ${String(graph.edges.length)} edges, ${String(settings.reads)} reads (stdio, v1 SDK client, one call at a time)`,
+    `## ${String(size)} nodes, ${String(graph.edges.length)} edges, ${String(settings.reads)} reads (stdio, v1 SDK client, one call at a time; batched: ${String(settings.batchRounds)} rounds)`,
     '',
     '| server | items/call | nodes/s | node calls/s | edges/s (timed edges) | edge calls/s | neighbours p50 ms | p99 ms |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
