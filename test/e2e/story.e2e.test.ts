@@ -8,6 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePosition } from '../../services/event-store/position.js';
 import { defaultCorpusDir } from '../../services/catalog/start-up.js';
+import { NODE_STREAM_PREFIX } from '../../services/catalog/events.js';
+import { SOURCE_STREAM_PREFIX } from '../../services/catalog/sources.js';
 import { cliEnv, runCli } from '../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
 import { DOUBLE_OWNER, DOUBLE_REPO, startTopology, type Topology } from '../topology/topology.js';
@@ -76,13 +78,19 @@ afterAll(async () => {
   await db.drop();
 });
 
-/** Resolves once the projector's catalog projection has applied the whole log (the corpus). */
+/**
+ * Resolves once the projector's catalog projection has applied every catalog event (the
+ * corpus). Its checkpoint is the last event it applied, so the head it must reach is the newest
+ * event of the streams it follows: the topology's own events may come after the ingest's.
+ */
 const catalogProjected = async (): Promise<void> => {
   const pool = new pg.Pool({ connectionString: db.url, max: 1 });
   try {
     const { rows } = await pool.query<{ tx: string; pos: string }>(
       `SELECT transaction_id::text AS tx, position::text AS pos FROM event_store.events
+        WHERE stream_id LIKE ANY ($1::text[])
         ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+      [[`${NODE_STREAM_PREFIX}%`, `${SOURCE_STREAM_PREFIX}%`]],
     );
     const head = encodePosition(BigInt(rows[0]!.tx), BigInt(rows[0]!.pos));
     await waitUntil(async () => {
