@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { CatalogNode } from './documents.js';
+import { compareMonikers } from '../catalog/site.js';
 import { preferredVersion } from './pages.js';
 
 /** What a search answers with about a node, besides its scores. */
@@ -36,6 +37,8 @@ interface Head {
   readonly newest: string | undefined;
   /** Every version has the same label and product, so every reader sees all or none. */
   readonly uniform: boolean;
+  /** The monikers of every version, distinct, newest first (sorted once per page). */
+  readonly monikers: readonly string[];
 }
 
 /**
@@ -60,11 +63,19 @@ export interface EntryStore {
    * would lose the page.
    */
   role(uid: string): VersionRole;
+  /**
+   * The monikers of the versions of `uid`'s page that `visible` lets through, distinct and
+   * newest first: what a hit lists as the versions it exists in.
+   */
+  pageMonikers(uid: string, visible: (entry: Entry) => boolean): readonly string[];
   /** Keeps a node's text (deflated for pages). */
   setText(uid: string, node: CatalogNode): void;
   /** The node's text as kept ('' when none is). */
   text(uid: string): string;
 }
+
+const distinctMonikers = (entries: readonly Entry[]): string[] =>
+  [...new Set(entries.flatMap((entry) => entry.monikers))].sort(compareMonikers);
 
 export const createEntryStore = (): EntryStore => {
   const entries = new Map<string, Entry>();
@@ -95,6 +106,7 @@ export const createEntryStore = (): EntryStore => {
       uniform: versions.every(
         ({ entry }) => entry.label === first?.label && entry.product === first.product,
       ),
+      monikers: distinctMonikers(versions.map(({ entry }) => entry)),
     };
     heads.set(key, head);
     return head;
@@ -137,6 +149,19 @@ export const createEntryStore = (): EntryStore => {
       const head = headOf(entry.key);
       if (!head.uniform || head.newest === undefined) return 'mixed';
       return head.newest === uid ? 'newest' : 'older';
+    },
+    pageMonikers: (uid, visible) => {
+      const entry = entries.get(uid);
+      if (!entry) return [];
+      const head = headOf(entry.key);
+      // Versions alike in label and product are all visible when one is.
+      if (head.uniform) return visible(entry) ? head.monikers : [];
+      return distinctMonikers(
+        [...(pages.get(entry.key) ?? [])].flatMap((version) => {
+          const other = entries.get(version);
+          return other !== undefined && visible(other) ? [other] : [];
+        }),
+      );
     },
     setText: (uid, node) => {
       if (node.label === 'CodeSample') {

@@ -155,6 +155,14 @@ export const bestSection = (
 ): SectionHit | undefined => {
   const parts = slices(page.title, page.body, page.sections);
   if (parts.length === 0) return undefined;
+  // Each heading is analysed once, not once per section whose path it heads (the analyzer
+  // works word by word, so a path's terms are its headings' terms in turn).
+  const headingTerms = new Map<string, string[]>();
+  const termsOf = (heading: string): string[] => {
+    let terms = headingTerms.get(heading);
+    if (terms === undefined) headingTerms.set(heading, (terms = analyze(heading)));
+    return terms;
+  };
   // Only the query's terms are counted (a section's other terms only count in its length):
   // no map of every term of every section of the page, which was most of a query's time.
   const scored = parts.map((part) => {
@@ -167,7 +175,7 @@ export const bestSection = (
       }
     };
     // The heading path counts twice, as the index counts headings.
-    count(analyze(part.path.join(' ')), 2);
+    for (const heading of part.path) count(termsOf(heading), 2);
     const indexed = indexCounts?.counts[part.passage];
     if (indexed === undefined) count(analyze(plainText(part.text)), 1);
     else {

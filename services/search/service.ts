@@ -3,7 +3,6 @@ import type { Queryable } from '../database/queryable.js';
 import { mayRead, type ReadScope } from '../access/grants.js';
 import { InvalidArgument, Unavailable } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
-import { compareMonikers } from '../catalog/site.js';
 import { labelNames, labelSpec, MONIKER_HELP, MONIKER_PATTERN } from '../catalog/vocabulary.js';
 import { createEntryStore, type Entry } from './entries.js';
 import { bestSection, passageOffsets, preferredVersion, type SectionHit } from './pages.js';
@@ -521,13 +520,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
       return found.slice(0, limit).flatMap((hit) => {
         const entry = store.get(hit.id);
         if (!entry) return [];
-        const versions = [...store.versions(hit.id)]
-          .flatMap((uid) => {
-            const other = store.get(uid);
-            return other !== undefined && inScope(other) ? other.monikers : [];
-          })
-          .filter((moniker, index, all) => all.indexOf(moniker) === index)
-          .sort(compareMonikers);
+        const versions = store.pageMonikers(hit.id, inScope);
         const section =
           entry.label === 'CodeSample'
             ? undefined

@@ -5,9 +5,11 @@ const bestFirst = (a: [string, number], b: [string, number]): number =>
   b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /**
- * Unit vectors in one contiguous float32 buffer (a slot per document, freed slots reused), the
+ * Unit vectors in contiguous float32 buffers (a slot per document, freed slots reused), the
  * memory of a small WebAssembly SIMD kernel (`simd-dot.ts`), so a brute-force scan of 10,000 ×
  * 256 dimensions is one call of a fraction of a millisecond rather than 10,000 objects.
+ * Primary and secondary documents live in partitions of their own: a default search scans
+ * only the primary rows (a site kept in 27 versions has 26 secondary rows per primary one).
  */
 export interface VectorStore {
   readonly size: number;
@@ -85,14 +87,33 @@ const createBacking = (): Backing => {
   };
 };
 
-export const createVectorStore = (): VectorStore => {
+/** One partition's rows: every row it holds is scanned. */
+interface Partition {
+  readonly size: number;
+  has(id: string): boolean;
+  set(id: string, vector: Float32Array): void;
+  remove(id: string): void;
+  /** Forgets every row; the next rows have `dimension` floats. */
+  reset(dimension: number): void;
+  /** A view of a stored row (valid until the next `set`), or undefined. */
+  row(id: string): Float32Array | undefined;
+  /** The partition's floats and where a stored row starts in them (no view made). */
+  floats(): Float32Array;
+  start(id: string): number | undefined;
+  scan(
+    query: Float32Array,
+    accept: ((id: string) => boolean) | undefined,
+    limit: number,
+  ): [string, number][];
+}
+
+const createPartition = (): Partition => {
   const backing = createBacking();
   let dimensions = 0;
   // Rows are padded to 8 floats (the SIMD loop's step); the query row is row 0 of the buffer.
   let stride = 0;
   let capacity = 0;
   let ids: (string | undefined)[] = [];
-  let secondaries = new Uint8Array(0);
   const slots = new Map<string, number>();
   const free: number[] = [];
   // A scratch copy of the scores for selection, reused across scans.
@@ -111,30 +132,14 @@ export const createVectorStore = (): VectorStore => {
     capacity = Math.max(64, capacity * 2, slotCount);
     backing.ensure(outOffset() + capacity * 4);
     work = new Float64Array(capacity);
-    const flags = new Uint8Array(capacity);
-    flags.set(secondaries.subarray(0, Math.min(secondaries.length, capacity)));
-    secondaries = flags;
-  };
-  const reset = (dimension: number): void => {
-    dimensions = dimension;
-    stride = Math.ceil(dimension / 8) * 8;
-    capacity = 0;
-    ids = [];
-    secondaries = new Uint8Array(0);
-    slots.clear();
-    free.length = 0;
   };
 
   return {
     get size() {
       return slots.size;
     },
-    get dimensions() {
-      return dimensions;
-    },
-    set: (id, vector, secondary = false) => {
-      // A new embedder (or its first vector): start over with its dimension.
-      if (dimensions !== vector.length) reset(vector.length);
+    has: (id) => slots.has(id),
+    set: (id, vector) => {
       let slot = slots.get(id);
       if (slot === undefined) {
         slot = free.pop() ?? ids.length;
@@ -143,12 +148,7 @@ export const createVectorStore = (): VectorStore => {
         slots.set(id, slot);
         reserve(slot + 1);
       }
-      floats().set(vector, (slot + 1) * stride);
-      secondaries[slot] = secondary ? 1 : 0;
-    },
-    setSecondary: (id, secondary) => {
-      const slot = slots.get(id);
-      if (slot !== undefined) secondaries[slot] = secondary ? 1 : 0;
+      floats().set(vector.subarray(0, dimensions), (slot + 1) * stride);
     },
     remove: (id) => {
       const slot = slots.get(id);
@@ -157,13 +157,28 @@ export const createVectorStore = (): VectorStore => {
       ids[slot] = undefined;
       free.push(slot);
     },
-    clear: () => {
-      reset(0);
+    reset: (dimension) => {
+      dimensions = dimension;
+      stride = Math.ceil(dimension / 8) * 8;
+      capacity = 0;
+      ids = [];
+      slots.clear();
+      free.length = 0;
     },
-    scan: (query, accept, limit, all = false) => {
-      const top = new Map<string, number>();
-      if (query.length !== dimensions || limit <= 0 || ids.length === 0) return top;
+    row: (id) => {
+      const slot = slots.get(id);
+      if (slot === undefined) return undefined;
+      const base = (slot + 1) * stride;
+      return floats().subarray(base, base + dimensions);
+    },
+    floats,
+    start: (id) => {
+      const slot = slots.get(id);
+      return slot === undefined ? undefined : (slot + 1) * stride;
+    },
+    scan: (query, accept, limit) => {
       const count = ids.length;
+      if (limit <= 0 || count === 0) return [];
       floats().set(query, 0);
       // One pass over every row, no filter and no allocation: the filter is a closure over
       // request metadata and costs more than the dot product, so it runs only on the
@@ -172,10 +187,8 @@ export const createVectorStore = (): VectorStore => {
       const out = new Float32Array(backing.buffer(), outOffset(), count);
       let positive = 0;
       for (let slot = 0; slot < count; slot += 1) {
-        // Freed slots hold stale vectors; they never become candidates, nor do secondary
-        // documents unless every document is asked for.
-        const score =
-          ids[slot] === undefined || (!all && secondaries[slot] === 1) ? 0 : (out[slot] as number);
+        // Freed slots hold stale vectors; they never become candidates.
+        const score = ids[slot] === undefined ? 0 : (out[slot] as number);
         const kept = score > 0 ? score : 0;
         out[slot] = kept;
         work[slot] = kept;
@@ -196,35 +209,87 @@ export const createVectorStore = (): VectorStore => {
           if (score > 0 && score >= threshold) candidates.push([ids[slot] as string, score]);
         }
         candidates.sort(bestFirst);
-        top.clear();
+        const top: [string, number][] = [];
         for (const candidate of candidates) {
-          if (passes(candidate[0])) top.set(candidate[0], candidate[1]);
-          if (top.size >= limit) return top;
+          if (passes(candidate[0])) top.push(candidate);
+          if (top.length >= limit) return top;
         }
         if (pool >= positive) return top;
         want *= 4;
         for (let slot = 0; slot < count; slot += 1) work[slot] = scores[slot] as number;
       }
     },
+  };
+};
+
+export const createVectorStore = (): VectorStore => {
+  const primary = createPartition();
+  const secondary = createPartition();
+  let dimensions = 0;
+  const rowOf = (id: string): Float32Array | undefined => primary.row(id) ?? secondary.row(id);
+
+  return {
+    get size() {
+      return primary.size + secondary.size;
+    },
+    get dimensions() {
+      return dimensions;
+    },
+    set: (id, vector, isSecondary = false) => {
+      // A new embedder (or its first vector): start over with its dimension.
+      if (dimensions !== vector.length) {
+        dimensions = vector.length;
+        primary.reset(dimensions);
+        secondary.reset(dimensions);
+      }
+      (isSecondary ? primary : secondary).remove(id);
+      (isSecondary ? secondary : primary).set(id, vector);
+    },
+    setSecondary: (id, isSecondary) => {
+      const from = isSecondary ? primary : secondary;
+      const row = from.row(id);
+      if (row === undefined) return;
+      const vector = Float32Array.from(row);
+      from.remove(id);
+      (isSecondary ? secondary : primary).set(id, vector);
+    },
+    remove: (id) => {
+      primary.remove(id);
+      secondary.remove(id);
+    },
+    clear: () => {
+      dimensions = 0;
+      primary.reset(0);
+      secondary.reset(0);
+    },
+    scan: (query, accept, limit, all = false) => {
+      if (query.length !== dimensions || limit <= 0) return new Map();
+      const found = primary.scan(query, accept, limit);
+      // Each partition's best `limit` that pass: together they hold the best `limit` of all.
+      if (all) found.push(...secondary.scan(query, accept, limit));
+      return new Map(found.sort(bestFirst).slice(0, limit));
+    },
     addTo: (target, id, weight) => {
-      const slot = slots.get(id);
-      if (slot === undefined || target.length !== dimensions) return;
-      const data = floats();
-      const base = (slot + 1) * stride;
+      const row = rowOf(id);
+      if (row === undefined || target.length !== dimensions) return;
       for (let i = 0; i < dimensions; i += 1) {
-        target[i] = (target[i] as number) + weight * (data[base + i] as number);
+        target[i] = (target[i] as number) + weight * (row[i] as number);
       }
     },
     similarity: (a, b) => {
-      const x = slots.get(a);
-      const y = slots.get(b);
-      if (x === undefined || y === undefined) return 0;
-      const data = floats();
+      // Called for pairs of a search's top documents: offsets, not views, so nothing is made.
+      const x = primary.start(a);
+      const y = primary.start(b);
+      const xs = x === undefined ? secondary : primary;
+      const ys = y === undefined ? secondary : primary;
+      const xb = x ?? secondary.start(a);
+      const yb = y ?? secondary.start(b);
+      if (xb === undefined || yb === undefined) return 0;
+      const xf = xs.floats();
+      const yf = ys.floats();
       let dot = 0;
-      const xb = (x + 1) * stride;
-      const yb = (y + 1) * stride;
       for (let i = 0; i < dimensions; i += 1) {
-        dot += (data[xb + i] as number) * (data[yb + i] as number);
+        dot += (xf[xb + i] as number) * (yf[yb + i] as number);
       }
       return dot;
     },

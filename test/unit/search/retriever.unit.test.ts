@@ -325,6 +325,31 @@ describe('vector store and top-k selection', () => {
     expect(store.similarity('a', 'c')).toBeCloseTo(0.6, 6);
   });
 
+  it('given secondary documents, when scanned, then only a scan of every document finds them, in one order with the primary ones', () => {
+    const store = createVectorStore();
+    store.set('new', Float32Array.from([0.6, 0.8]));
+    store.set('old', Float32Array.from([1, 0]), true);
+    store.set('older', Float32Array.from([0.8, 0.6]), true);
+    const query = Float32Array.from([1, 0]);
+    expect([...store.scan(query, undefined, 10).keys()]).toEqual(['new']);
+    expect([...store.scan(query, undefined, 10, true).keys()]).toEqual(['old', 'older', 'new']);
+    expect([...store.scan(query, undefined, 2, true).keys()]).toEqual(['old', 'older']);
+    // Marked primary, a document is scanned by default; its vector and similarities move along.
+    store.setSecondary('old', false);
+    store.setSecondary('new', true);
+    expect([...store.scan(query, undefined, 10).keys()]).toEqual(['old']);
+    expect(store.size).toBe(3);
+    expect(store.similarity('old', 'new')).toBeCloseTo(0.6, 6);
+    const target = new Float32Array(2);
+    store.addTo(target, 'older', 2);
+    expect([...target].map((x) => Number(x.toFixed(6)))).toEqual([1.6, 1.2]);
+    // Set again as primary, a secondary document leaves its partition (no stale copy).
+    store.set('older', Float32Array.from([0, 1]));
+    expect([...store.scan(query, undefined, 10, true).keys()]).toEqual(['old', 'new']);
+    store.remove('old');
+    expect(store.scan(query, undefined, 10, true).has('old')).toBe(false);
+  });
+
   it('given a long list, when the top is selected, then it equals a full sort', () => {
     const scores = new Map(
       Array.from({ length: 500 }, (_, i) => [`d${i}`, (i * 7919) % 101] as const),
