@@ -1,7 +1,7 @@
-import { v5 } from 'uuid';
 import { nodeContentHash, type NodeContent } from './content.js';
 import type { NodeEvent } from './events.js';
 import { CogitaveError } from '../runtime/errors.js';
+import { nameUuids } from '../runtime/name-uuid.js';
 
 /**
  * The Node aggregate: pure decide/evolve. Publishing content that hashes the same as the
@@ -90,12 +90,14 @@ export const NODE_EVENT_NAMESPACE = '5d0e7c52-8a61-4d0b-b7c3-2f4e9a1d6c18';
  * from the run: two ingests that decide the same change produce the same id, so a retried or
  * concurrent ingest is an idempotent success at the store instead of a second event.
  */
+const nodeEventUuid = nameUuids(NODE_EVENT_NAMESPACE);
+
 export const nodeEventId = (
   uid: string,
   revision: bigint,
   type: string,
   contentHash: string,
-): string => v5(`node/${uid}/${revision}/${type}/${contentHash}`, NODE_EVENT_NAMESPACE);
+): string => nodeEventUuid(`node/${uid}/${revision}/${type}/${contentHash}`);
 
 /** The ids of `events` decided on `state`, each at the revision it lands at. */
 export const nodeEventIds = (state: NodeState, events: readonly NodeEvent[]): string[] => {

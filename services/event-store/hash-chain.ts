@@ -16,8 +16,10 @@ import type { EventMetadata, RecordedEvent } from './types.js';
  * re-encoding, and nothing a database's JSON type might normalise. The Postgres adapter
  * hashes the content itself inside its append function, so chains stay continuous when many
  * writers append to one stream.
+ *
+ * `sha256Hex` hashes a text's UTF-8 bytes, or bytes already encoded.
  */
-export const sha256Hex = (text: string): string => hash('sha256', text, 'hex');
+export const sha256Hex = (text: string | Buffer): string => hash('sha256', text, 'hex');
 
 export interface HashableEvent {
   readonly id: string;

@@ -378,12 +378,15 @@ const createWorkload = (options: {
         for (const event of append.slice(0, options.total - emitted)) {
           const id = randomUUID();
           request.revision += 1n;
-          const content = eventContent(request.streamId, {
-            id,
-            type: event.type,
-            data: event.data,
-            metadata,
-          });
+          const content = Buffer.from(
+            eventContent(request.streamId, {
+              id,
+              type: event.type,
+              data: event.data,
+              metadata,
+            }),
+            'utf8',
+          );
           const hash = chainHash(request.prevHash, request.revision, sha256Hex(content));
           rows.push({
             stream_id: request.streamId,

@@ -152,13 +152,14 @@ export const createPostgresEventStore = (
     let prevHash = head === 'new' ? null : head.hash;
     return args.events.map((event) => {
       revision += 1n;
-      const hash = chainHash(prevHash, revision, sha256Hex(event.content));
+      const content = Buffer.from(event.content, 'utf8');
+      const hash = chainHash(prevHash, revision, sha256Hex(content));
       const row: ChainedRow = {
         stream_id: args.streamId,
         stream_revision: revision.toString(),
         event_id: event.id,
         event_type: event.type,
-        content: event.content,
+        content,
         prev_hash: prevHash,
         hash,
       };

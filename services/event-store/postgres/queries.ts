@@ -113,7 +113,8 @@ export interface ChainedRow {
   readonly stream_revision: string;
   readonly event_id: string;
   readonly event_type: string;
-  readonly content: string;
+  /** The canonical content's UTF-8 bytes: encoded once, hashed and sent as they are. */
+  readonly content: Buffer;
   readonly prev_hash: string | null;
   readonly hash: string;
 }
@@ -129,25 +130,52 @@ export interface InsertedRow {
  * The fast path: a plain multi-row INSERT, for rows of one or many appends. No lock is
  * needed: the unique (stream_id, stream_revision) index refuses a row whose revision another
  * writer took first (SQLSTATE 23505), and the adapter then takes the general path.
+ *
+ * The rows' small fields travel as one JSON document; their contents as one binary parameter
+ * of their UTF-8 bytes, each row naming its slice. Inside the JSON document the contents
+ * (JSON text themselves) were escaped again, measured in UTF-8 again and parsed by the server:
+ * most of an ingest's append time at 10,000 pages.
  */
 export const insertChained = async (
   db: Queryable,
   rows: readonly ChainedRow[],
   named = true,
 ): Promise<InsertedRow[]> => {
+  let start = 0;
+  const meta = rows.map((row) => {
+    const slice = { start, length: row.content.length };
+    start += row.content.length;
+    return {
+      stream_id: row.stream_id,
+      stream_revision: row.stream_revision,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      prev_hash: row.prev_hash,
+      hash: row.hash,
+      ...slice,
+    };
+  });
   const result = await db.query<InsertedRow>({
-    ...(named ? { name: 'cogitave_insert_chained' } : {}),
+    ...(named ? { name: 'cogitave_insert_chained_slices' } : {}),
     text: `INSERT INTO event_store.events
              (transaction_id, stream_id, stream_revision, event_id, event_type, content, prev_hash, hash)
            SELECT pg_current_xact_id(), r.stream_id, r.stream_revision, r.event_id, r.event_type,
-                  r.content, r.prev_hash, r.hash
+                  convert_from(substring($2::bytea FROM r.start + 1 FOR r.length), 'UTF8'),
+                  r.prev_hash, r.hash
              FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (stream_id text, stream_revision bigint,
-                  event_id uuid, event_type text, content text, prev_hash text, hash text))
-                  WITH ORDINALITY AS r(stream_id, stream_revision, event_id, event_type, content,
-                  prev_hash, hash, ord)
+                  event_id uuid, event_type text, start integer, length integer, prev_hash text,
+                  hash text))
+                  WITH ORDINALITY AS r(stream_id, stream_revision, event_id, event_type, start,
+                  length, prev_hash, hash, ord)
             ORDER BY r.ord
            RETURNING stream_id, stream_revision, position, transaction_id`,
-    values: [JSON.stringify(rows)],
+    values: [
+      JSON.stringify(meta),
+      Buffer.concat(
+        rows.map((row) => row.content),
+        start,
+      ),
+    ],
   });
   return result.rows;
 };

@@ -398,8 +398,10 @@ export function describeEventStoreContract(
           nested: { list: [1, 2.5, 'x', null, true] },
           unicode: 'Grüße ✓',
         });
-        await store.append(stream, [event], { expectedRevision: 'no_stream' });
-        const [read] = await store.readStream(stream);
+        // A second event of multi-byte text in the same append: each lands with its own bytes.
+        const wide = newEvent('Shaped', { text: '🚀 中文 — "quoted" \\ \n end' });
+        await store.append(stream, [event, wide], { expectedRevision: 'no_stream' });
+        const [read, second] = await store.readStream(stream);
         expect(read).toMatchObject({
           id: event.id,
           type: 'Shaped',
@@ -408,6 +410,8 @@ export function describeEventStoreContract(
           prevHash: null,
         });
         expect(read?.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(second).toMatchObject({ id: wide.id, data: wide.data, prevHash: read?.hash });
+        expect(findChainBreak([read!, second!])).toBeNull();
       });
     });
 
