@@ -62,9 +62,21 @@ interface Slice {
   readonly anchor: string | null;
   readonly heading: string;
   readonly path: readonly string[];
-  readonly text: string;
+  /** Where its text is in the body: [from, to). */
+  readonly from: number;
+  readonly to: number;
   /** Its passage: 0 the text before the first heading, i + 1 the section i. */
   readonly passage: number;
+}
+
+/**
+ * A page's text, read a range at a time: a string is one, and so is a page the search keeps
+ * compressed in pieces (entries.ts), which then only decompresses the pieces a range needs.
+ */
+export interface PageText {
+  readonly length: number;
+  /** Characters [start, end), both non-negative (beyond the end: up to it). */
+  slice(start: number, end: number): string;
 }
 
 /**
@@ -83,28 +95,22 @@ export const passageOffsets = (sections: readonly PageSectionRef[]): number[] =>
   ...sections.map((section) => section.offset),
 ];
 
-const slices = (title: string, body: string, sections: readonly PageSectionRef[]): Slice[] => {
+const slices = (title: string, body: PageText, sections: readonly PageSectionRef[]): Slice[] => {
   const out: Slice[] = [];
   const first = sections[0]?.offset ?? body.length;
-  if (body.slice(0, first).trim() !== '') {
-    out.push({
-      anchor: null,
-      heading: title,
-      path: [title],
-      text: body.slice(0, first),
-      passage: 0,
-    });
+  if (first > 0 && body.slice(0, first).trim() !== '') {
+    out.push({ anchor: null, heading: title, path: [title], from: 0, to: first, passage: 0 });
   }
   const stack: PageSectionRef[] = [];
   sections.forEach((section, index) => {
     while ((stack.at(-1)?.level ?? 0) >= section.level) stack.pop();
     stack.push(section);
-    const end = sections[index + 1]?.offset ?? body.length;
     out.push({
       anchor: section.anchor,
       heading: section.heading,
       path: stack.map((s) => s.heading),
-      text: body.slice(section.offset, end),
+      from: section.offset,
+      to: sections[index + 1]?.offset ?? body.length,
       passage: index + 1,
     });
   });
@@ -146,7 +152,7 @@ const B = 0.75;
 export const bestSection = (
   page: {
     readonly title: string;
-    readonly body: string;
+    readonly body: PageText;
     readonly sections: readonly PageSectionRef[];
   },
   weights: ReadonlyMap<string, number>,
@@ -177,7 +183,7 @@ export const bestSection = (
     // The heading path counts twice, as the index counts headings.
     for (const heading of part.path) count(termsOf(heading), 2);
     const indexed = indexCounts?.counts[part.passage];
-    if (indexed === undefined) count(analyze(plainText(part.text)), 1);
+    if (indexed === undefined) count(analyze(plainText(page.body.slice(part.from, part.to))), 1);
     else {
       length += indexCounts?.lengths[part.passage] ?? 0;
       for (const [term, times] of indexed) {
@@ -205,6 +211,10 @@ export const bestSection = (
     anchor: best.part.anchor,
     heading: best.part.heading,
     path: best.part.path,
-    excerpt: excerptOf(best.part.text, new Set(weights.keys()), analyze),
+    excerpt: excerptOf(
+      page.body.slice(best.part.from, best.part.to),
+      new Set(weights.keys()),
+      analyze,
+    ),
   };
 };

@@ -525,7 +525,7 @@ export const createSearchService = (options: SearchServiceOptions): SearchServic
           entry.label === 'CodeSample'
             ? undefined
             : bestSection(
-                { title: entry.title, body: store.text(hit.id), sections: entry.sections },
+                { title: entry.title, body: store.pageText(hit.id), sections: entry.sections },
                 weights,
                 analyzeText,
                 retriever.passageCounts(hit.id, [...weights.keys()]),
