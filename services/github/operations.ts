@@ -93,6 +93,11 @@ export interface GitHubOperations {
   ensureComment(input: { number: number; marker: string; body: string }): Promise<void>;
   /** Closes a pull request (no-op when closed already). */
   closePullRequest(number: number): Promise<void>;
+  /**
+   * Closes an open issue as not planned, after a comment carrying `marker` (kept once); an
+   * issue closed already is left as it is. Whether it was open.
+   */
+  closeIssueNotPlanned(input: { number: number; marker: string; body: string }): Promise<boolean>;
   /** The text of `path` on the base branch now; undefined when it is not there. */
   readBaseFile(path: string): Promise<string | undefined>;
   /** Makes `path` on `branch` (created from the base branch when absent) read `content`. */
@@ -292,7 +297,7 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
     }
   };
 
-  return {
+  const operations: GitHubOperations = {
     repository: options.repository,
     client,
     baseBranch: resolveBaseBranch,
@@ -321,6 +326,20 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
       const { data } = await octokit.rest.pulls.get({ owner, repo, pull_number: number });
       if (data.state === 'closed') return;
       await octokit.rest.pulls.update({ owner, repo, pull_number: number, state: 'closed' });
+    },
+
+    closeIssueNotPlanned: async ({ number, marker, body }) => {
+      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: number });
+      if (data.state === 'closed') return false;
+      await operations.ensureComment({ number, marker, body });
+      await octokit.rest.issues.update({
+        owner,
+        repo,
+        issue_number: number,
+        state: 'closed',
+        state_reason: 'not_planned',
+      });
+      return true;
     },
 
     readBaseFile: async (path) => (await readFile(await resolveBaseBranch(), path))?.text,
@@ -401,4 +420,5 @@ export const createGitHubOperations = (options: GitHubOperationsOptions): GitHub
       return { ...value, headSha: headSha ?? value.headSha, created };
     },
   };
+  return operations;
 };

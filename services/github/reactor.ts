@@ -63,8 +63,9 @@ import {
  *   the proposal ended, a reopened pull request, a deleted branch, a hand-edited file, a push onto
  *   a proposal branch, an abandoned restore) → the same restore, a comment, closing, or the next
  *   restore (see divergence.ts).
- * - `IntakeRejected` / `RequestWithdrawn` with a proposal still pending → the proposal ends with
- *   the request (`StageAdvanceRejected`) and its open pull request is closed with a comment.
+ * - `IntakeRejected` / `RequestWithdrawn` → a proposal still pending ends with the request
+ *   (`StageAdvanceRejected`) and its open pull request is closed with a comment; the intake
+ *   issue, if still open, is closed as not planned with a comment.
  * - A proposal's merge seen on GitHub (its push) whose decision the log does not hold yet is kept
  *   in `github_reactor.undecided_merges` until the decision is recorded; past
  *   `decisionGraceMs` it is reported as undelivered (status, `/readyz`, metrics, an error log).

@@ -448,12 +448,16 @@ const reconcileDeletedBranch = async (
 export const requestClosedMarker = (proposalId: string): string =>
   `<!-- cogitave:request-closed=${proposalId} -->`;
 
+export const intakeClosedMarker = (requestId: string): string =>
+  `<!-- cogitave:intake-closed=${requestId} -->`;
+
 /**
  * The request closed (its intake rejected, or it was withdrawn) while a proposal of it waited:
  * the proposal ended with it. The log records that (`StageAdvanceRejected`, so nothing shows it
  * pending), and its pull request, still open on GitHub where a maintainer could merge it, is
  * closed with a word why. One merged meanwhile approves nothing: its delivery records that and
- * the request file is restored like after any merge that did not count.
+ * the request file is restored like after any merge that did not count. The intake issue, still
+ * open when the request was withdrawn or its intake rejected locally, is closed too.
  */
 export const reconcileClosedRequest = async (
   deps: ReconcileDeps,
@@ -477,6 +481,21 @@ export const reconcileClosedRequest = async (
     deps.logger.info(
       { requestId: view.requestId, proposalId, pull: pull.number, stage: view.stage },
       'request closed: the pull request of its pending proposal closed',
+    );
+  }
+  // The intake issue closes with its request (one closed on GitHub is left as it is).
+  const issue = view.intakeIssue;
+  if (issue === null) return;
+  const why = view.closedReason === null ? '' : ` (${view.closedReason})`;
+  const closed = await deps.github.closeIssueNotPlanned({
+    number: issue.number,
+    marker: intakeClosedMarker(view.requestId),
+    body: `Request \`${view.requestId}\` is ${view.stage}${why} (recorded in the log), so its intake issue is closed.`,
+  });
+  if (closed) {
+    deps.logger.info(
+      { requestId: view.requestId, issue: issue.number, stage: view.stage },
+      'request closed: its intake issue closed',
     );
   }
 };

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { RepositoryDivergedData } from '../../../services/governance/divergence.js';
 import {
   fileRestoreBranch,
+  intakeClosedMarker,
   notCountedMarker,
   renderRecordedRequestFile,
 } from '../../../services/github/reconcile.js';
 import { foldRequestStream } from '../../../services/github/render.js';
 import { findProposal } from '../../../services/requests/fold.js';
-import { OWNER, REPO, reactorCaughtUp, requestEvents, waitFor } from './harness.js';
+import { OWNER, REPO, meta, reactorCaughtUp, requestEvents, waitFor } from './harness.js';
 import { PRINCIPALS, webhookWorldForFile } from './webhook-world.js';
 
 /**
@@ -160,6 +161,39 @@ describe('one restore pull request per divergence', () => {
 });
 
 describe('a request that closes while a proposal of it waits', () => {
+  it('given an open intake issue and a proposal pull request, when the request is withdrawn, then the reactor closes both with a word why, once, and the delivery of its own issue close changes nothing', async () => {
+    const { requestId, issue, pull } = await world().proposalWithPull(5, 'token:octocat-agent');
+    await h().handlers.withdraw(
+      { requestId, reason: 'Duplicate of an earlier request.' },
+      meta('token:octocat-agent'),
+    );
+    await world().runReactor();
+
+    const closedIssue = h().double.getIssue(OWNER, REPO, issue);
+    expect(closedIssue).toMatchObject({ state: 'closed', state_reason: 'not_planned' });
+    const notes = () =>
+      h()
+        .double.listComments(OWNER, REPO, issue)
+        .filter((comment) => (comment.body ?? '').includes(intakeClosedMarker(requestId)));
+    expect(notes()).toHaveLength(1);
+    expect(notes()[0]?.body).toContain(
+      `Request \`${requestId}\` is withdrawn (Duplicate of an earlier request.)`,
+    );
+    expect(h().double.getPullRequest(OWNER, REPO, pull).state).toBe('closed');
+
+    // GitHub delivers the close the reactor made: the request is closed already.
+    const delivered = await world().deliver('issues', world().issueClosedPayload(issue, 'octocat'));
+    expect(['applied', 'refused']).toContain(delivered.body.status);
+    await world().rerunReactorFromStart('reactor-again-after-withdraw');
+    expect(notes()).toHaveLength(1);
+    const view = foldRequestStream(await requestEvents(h(), requestId));
+    expect(view?.stage).toBe('withdrawn');
+    expect((await requestEvents(h(), requestId)).map((e) => e.type)).not.toContain(
+      'IntakeRejected',
+    );
+    expect(h().double.violations).toEqual([]);
+  });
+
   it('given an open proposal pull request, when the intake issue is closed as not planned, then the proposal ends with the request and the reactor closes its pull request; reopened and merged anyway, the merge approves nothing and one pull request restores the file', async () => {
     const { requestId, proposalId, issue, pull } = await world().proposalWithPull(
       4,
