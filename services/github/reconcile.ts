@@ -421,7 +421,8 @@ const reconcileDeletedBranch = async (
   if (pull?.merged) return;
   const view = foldRequestStream(await deps.readStream(requestStreamId(requestId)));
   const proposal = view?.proposals.find((candidate) => candidate.proposalId === proposalId);
-  if (proposal?.outcome === 'pending') {
+  const ends = proposal?.outcome === 'pending';
+  if (ends) {
     await deps.rejectProposal(
       {
         requestId,
@@ -431,7 +432,9 @@ const reconcileDeletedBranch = async (
       event,
     );
   }
-  if (pull) {
+  // A proposal decided before (its pull request closed with the decision, the branch deleted
+  // after, as GitHub does for closed pull requests when asked to) needs no word.
+  if (pull && (ends || pull.state === 'open')) {
     await deps.github.ensureComment({
       number: pull.number,
       marker: `<!-- cogitave:branch-deleted=${proposalId} -->`,
@@ -440,7 +443,7 @@ const reconcileDeletedBranch = async (
     if (pull.state === 'open') await deps.github.closePullRequest(pull.number);
   }
   deps.logger.info(
-    { requestId, proposalId, pull: pull?.number, ended: proposal?.outcome === 'pending' },
+    { requestId, proposalId, pull: pull?.number, ended: ends },
     'proposal branch deleted: proposal ended',
   );
 };

@@ -45,7 +45,7 @@ import type { EventStore } from '../event-store/types.js';
  * - `proposal_branch_pushed` for the reactor's own commit, delivered before the reactor recorded
  *   it: the reactor finds the branch at its own commit and says nothing.
  * - `branch_deleted` for the branch of a merged or decided proposal: the merge (or the decision
- *   already recorded) decides; the reactor only comments on an unmerged pull request.
+ *   already recorded) decides; the reactor says nothing unless the pull request is still open.
  */
 export const REPOSITORY_DIVERGED = 'RepositoryDiverged';
 export const DIVERGENCE_STREAM_PREFIX = 'github-divergence-';

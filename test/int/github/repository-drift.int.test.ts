@@ -113,6 +113,28 @@ describe('a proposal branch deleted', () => {
     expect((await outcomeOf(requestId, proposalId))?.outcome).toBe('approved');
   });
 
+  it('given a proposal rejected by closing its pull request, when its branch is deleted after, then the proposal stays rejected by the close and nothing is said on the pull request', async () => {
+    const { requestId, proposalId, pull } = await world().proposalWithPull(
+      3,
+      'token:octocat-agent',
+    );
+    h().double.closePullRequest(OWNER, REPO, pull, { closedBy: 'grace' });
+    const closed = await world().deliver('pull_request', world().pullPayload(pull, 'grace'));
+    expect(closed.body).toMatchObject({ status: 'applied', command: 'rejectProposal' });
+    const commentsBefore = h().double.listComments(OWNER, REPO, pull).length;
+    h().double.deleteBranch(OWNER, REPO, `cogitave/${proposalId}`, { by: 'grace' });
+    await world().deliver('delete', deletePayload(`cogitave/${proposalId}`, 'grace'));
+    await world().runReactor();
+
+    const rejections = (await requestEvents(h(), requestId)).filter(
+      (e) => e.type === 'StageAdvanceRejected',
+    );
+    expect(rejections).toHaveLength(1);
+    expect((rejections[0]?.data as { reason?: string }).reason).not.toMatch(/deleted/);
+    expect(h().double.listComments(OWNER, REPO, pull)).toHaveLength(commentsBefore);
+    expect(h().double.violations).toEqual([]);
+  });
+
   it('given a branch that is no proposal branch, when deleted, then the delivery is ignored and nothing is appended', async () => {
     const before = await world().head();
     const answer = await world().deliver('delete', deletePayload('feature/x', 'grace'));
