@@ -110,8 +110,13 @@ const deflatePage = (body: string, cuts: readonly number[]): DeflatedPage => {
     end += piece.length;
     byteEnds[i] = end;
   });
-  // One copy of the pieces: zlib's results are views of 16 KiB chunks.
-  return { bytes: Buffer.concat(pieces, end), byteEnds, charStarts: Int32Array.from(starts) };
+  // One copy of the pieces, in memory of its own: zlib's results are views of 16 KiB chunks, and
+  // Buffer.concat would take a small page's bytes from the shared 8 KiB pool, keeping it alive.
+  const bytes = new Uint8Array(end);
+  pieces.forEach((piece, i) => {
+    bytes.set(piece, i === 0 ? 0 : byteEnds[i - 1]);
+  });
+  return { bytes, byteEnds, charStarts: Int32Array.from(starts) };
 };
 
 const inflatePiece = (page: DeflatedPage, piece: number): string =>
