@@ -5,7 +5,7 @@ import {
   type ChangeFeed,
   type ProjectionRunner,
 } from '../projections/index.js';
-import { PROJECTIONS } from '../projections/registry.js';
+import { PROJECTIONS } from './read-models.js';
 import { auditMigrations } from '../services/audit/seal.js';
 import { createAuditService, type AuditService } from '../services/audit/service.js';
 import { auditSettingsFromConfig, type AuditSettings } from '../services/audit/settings.js';
@@ -24,7 +24,7 @@ import {
   githubSettingsFromConfig,
   type GitHubIntegration,
 } from '../services/github/index.js';
-import { createPrincipalDirectory } from '../services/governance/principals.js';
+import { createPrincipalDirectory } from '../services/principals/principals.js';
 import { createGovernanceService, type GovernanceService } from '../services/governance/service.js';
 import { createRequestCommandHandlers } from '../services/requests/handlers.js';
 import type { Config } from '../services/runtime/config.js';

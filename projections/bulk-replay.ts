@@ -142,7 +142,7 @@ export const bulkReplay = async (options: BulkReplayOptions): Promise<Loaded> =>
     options.onProgress?.({ events, position: latest });
   };
   const loaded =
-    options.parallel && projection.rebuildsByStream && workers > 1
+    options.parallel && projection.rebuildsByStream && projection.moduleUrl && workers > 1
       ? await loadInWorkers({ ...options, parallel: options.parallel, workers, onBatch })
       : await loadBulk({ ...options, onBatch });
   await buildShadowIndexes(pool, projection, schema);

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Position, StreamPartition } from '../services/event-store/types.js';
-import { PROJECTIONS } from './registry.js';
+import type { Projection } from './types.js';
 import { loadBulk } from './bulk-replay.js';
 import { withWorkerStore } from './worker-store.js';
 
@@ -12,6 +12,8 @@ import { withWorkerStore } from './worker-store.js';
 export interface BulkWorkerData {
   readonly connectionString: string;
   readonly projection: string;
+  /** The module that exports the projection (`Projection.moduleUrl`). */
+  readonly moduleUrl: string;
   readonly schema: string;
   readonly partition: StreamPartition;
   readonly until: Position;
@@ -24,8 +26,12 @@ export type BulkWorkerMessage =
 const run = async (data: BulkWorkerData): Promise<void> => {
   const port = parentPort;
   if (!port) throw new Error('bulk-worker runs as a worker thread');
-  const projection = PROJECTIONS.find((candidate) => candidate.name === data.projection);
-  if (!projection) throw new Error(`no projection named "${data.projection}"`);
+  const exported: Record<string, unknown> = await import(data.moduleUrl);
+  const projection = Object.values(exported).find(
+    (value): value is Projection =>
+      typeof value === 'object' && value !== null && (value as Projection).name === data.projection,
+  );
+  if (!projection) throw new Error(`${data.moduleUrl} exports no projection "${data.projection}"`);
   await withWorkerStore(data.connectionString, async ({ database, eventStore }) => {
     const loaded = await loadBulk({
       pool: database.pool,

@@ -47,6 +47,10 @@ const visibleEnd = async (
 export const loadInWorkers = async (options: WorkersOptions): Promise<Loaded> => {
   const until = options.until ?? (await visibleEnd(options.eventStore, options.projection));
   if (until === null) return { position: null, events: 0 };
+  const { moduleUrl } = options.projection;
+  if (moduleUrl === undefined) {
+    throw new Error(`projection "${options.projection.name}" has no moduleUrl to load in a worker`);
+  }
   const threads: Worker[] = [];
   const stopAll = (): void => {
     for (const thread of threads) void thread.terminate();
@@ -60,6 +64,7 @@ export const loadInWorkers = async (options: WorkersOptions): Promise<Loaded> =>
           {
             connectionString: options.parallel.connectionString,
             projection: options.projection.name,
+            moduleUrl,
             schema: options.schema,
             partition: { count: options.workers, index },
             until,

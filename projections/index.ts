@@ -47,21 +47,3 @@ export {
   type ProjectionTransaction,
   type ResourceChanges,
 } from './types.js';
-export {
-  REQUESTS_PROJECTION,
-  requestsMigrations,
-  requestsProjection,
-} from './requests/projection.js';
-export {
-  getRequest,
-  getRequestHistory,
-  listRequests,
-  type HistoryEntry,
-  type ListRequestsOptions,
-} from './requests/queries.js';
-export {
-  requestDocument,
-  type RequestDocument,
-  type RequestState,
-  type RequestStatus,
-} from './requests/state.js';

@@ -6,7 +6,6 @@ import type { Logger } from '../services/runtime/logger.js';
 import { ensureCheckpoint } from './checkpoints.js';
 import { createShadowTables, digestTables } from './digest.js';
 import { createLeaseManager, type Lease, type LeaseManager } from './leases.js';
-import { PROJECTIONS } from './registry.js';
 import { replayProjection } from './replay.js';
 import {
   compareDigests,
@@ -78,7 +77,7 @@ export const defaultReplayWorkers = (): number => Math.min(4, os.availableParall
 /** The projections named (all of them for none), or InvalidArgument naming the unknown. */
 export const selectProjections = (
   names: readonly string[],
-  known: readonly Projection[] = PROJECTIONS,
+  known: readonly Projection[],
 ): Projection[] => {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return [...known];

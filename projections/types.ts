@@ -73,6 +73,12 @@ export interface Projection {
    * event), so a bulk rebuild may fold disjoint partitions of the streams in parallel.
    */
   readonly rebuildsByStream?: boolean;
+  /**
+   * The URL of the module that exports this projection (its `import.meta.url`), for a
+   * parallel bulk rebuild: each worker thread imports it there, so the machinery never
+   * imports a capability.
+   */
+  readonly moduleUrl?: string;
 }
 
 /** Rows for one of the projection's tables, in COPY's text format (`CopyText`). */

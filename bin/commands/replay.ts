@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import { Command, Option } from 'commander';
-import { PROJECTIONS } from '../../projections/registry.js';
+import { PROJECTIONS } from '../read-models.js';
 import {
   defaultReplayWorkers,
   MAX_REPLAY_WORKERS,
@@ -169,7 +169,7 @@ export const replayCommand = new Command('replay')
       flags: { swap?: boolean; keep?: boolean; json?: boolean; workers?: number },
     ) => {
       // Checked before connecting: a typo is a usage error, whatever the database's state.
-      const projections = selectProjections(names);
+      const projections = selectProjections(names, PROJECTIONS);
       await withApp(true, async ({ database, eventStore, logger }) => {
         const reports = await runReplay({
           database,

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Database } from '../database/database.js';
 import type { EventStore } from '../event-store/types.js';
-import type { Lease, Leadership } from '../github/leadership.js';
+import type { Lease, Leadership } from '../database/leadership.js';
 import type { Logger } from '../runtime/logger.js';
 import { DIGEST_FORMAT, formatDigest, parseDigest, signDigest, type Digest } from './digest.js';
 import {

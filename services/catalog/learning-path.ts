@@ -1,4 +1,4 @@
-import type { CatalogEdgeRow, CatalogNodeSummary } from '../../projections/catalog/queries.js';
+import type { CatalogEdgeRow, CatalogNodeSummary } from './read-model/queries.js';
 import { CogitaveError } from '../runtime/errors.js';
 
 /**

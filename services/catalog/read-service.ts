@@ -12,8 +12,8 @@ import {
   type CatalogEdgeRow,
   type CatalogNodeSummary,
   type SitePathNode,
-} from '../../projections/catalog/queries.js';
-import { catalogNodeUri } from '../../projections/catalog/projection.js';
+} from './read-model/queries.js';
+import { catalogNodeUri } from './read-model/projection.js';
 import type { Queryable } from '../database/queryable.js';
 import type { ReadScope } from '../access/grants.js';
 import { CogitaveError, InvalidArgument, NotFound } from '../runtime/errors.js';

@@ -1,3 +1,4 @@
+import { sleep } from '../runtime/sleep.js';
 import { createAppAuth } from '@octokit/auth-app';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
@@ -315,23 +316,6 @@ export const backoffMs = (
   return Math.max(minimumMs, Math.round(step * (0.5 + Math.random() / 2)));
 };
 
-export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** Request options for a create: never retried by plugin-retry (see the module comment). */
 export const CREATE_ONCE = { request: { retries: 0 } } as const;
 
@@ -403,3 +387,5 @@ export const findOrCreate = async <T>(
   }
   throw lastError;
 };
+
+export { sleep };

@@ -5,7 +5,7 @@ import type { RequestCommandHandlers } from '../requests/commands.js';
 import type { Config, Secret } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { createGitHubClient, type GitHubAuth, type GitHubClient } from './client.js';
-import { createAdvisoryLeadership } from './leadership.js';
+import { createAdvisoryLeadership } from '../database/leadership.js';
 import { createGitHubOperations, type GitHubOperations } from './operations.js';
 import { createGitHubReactor, type GitHubReactor } from './reactor.js';
 import { createWebhookReceiver, type WebhookReceiver } from './webhooks.js';

@@ -27,7 +27,7 @@ import {
   isTransientGitHubError,
   sleep,
 } from './client.js';
-import type { Leadership, Lease } from './leadership.js';
+import type { Leadership, Lease } from '../database/leadership.js';
 import { proposalBranch, requestFilePath } from './markers.js';
 import type { GitHubOperations } from './operations.js';
 import {

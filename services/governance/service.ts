@@ -15,7 +15,7 @@ import {
   type RecordedApprovalMode,
 } from './approval-mode.js';
 import { divergenceStreamId, recordDivergence, type RepositoryDivergedData } from './divergence.js';
-import type { PrincipalDirectory } from './principals.js';
+import type { PrincipalDirectory } from '../principals/principals.js';
 
 /**
  * Governance: the one door every decision on a proposal goes through — the GitHub webhook

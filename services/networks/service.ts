@@ -1,7 +1,7 @@
 import { networkStreamId } from './events.js';
 import { z } from 'zod';
 import type { ChangeFeed } from '../../projections/change-feed.js';
-import { NETWORKS_PROJECTION } from '../../projections/networks/projection.js';
+import { NETWORKS_PROJECTION } from './read-model/projection.js';
 import {
   getNeighbors,
   getNetwork,
@@ -10,8 +10,8 @@ import {
   readNetworkResource,
   type NetworkNode,
   type NetworkResource,
-} from '../../projections/networks/queries.js';
-import type { NetworkSummary } from '../../projections/networks/state.js';
+} from './read-model/queries.js';
+import type { NetworkSummary } from './read-model/state.js';
 
 export type { NetworkSummary };
 import type { Queryable } from '../database/queryable.js';

@@ -9,8 +9,8 @@ import {
   type Verdict,
 } from '../../lifecycle/validate.js';
 import type { CommandMetadata } from '../commands/metadata.js';
-import { judgeApproval } from '../governance/approval-rules.js';
-import { createPrincipalDirectory, type PrincipalDirectory } from '../governance/principals.js';
+import { judgeApproval } from '../principals/four-eyes.js';
+import { createPrincipalDirectory, type PrincipalDirectory } from '../principals/principals.js';
 import type {
   IntakeDecisionInput,
   IntakeIssueInput,

@@ -1,7 +1,7 @@
 import type { Refusal } from '../../lifecycle/machine.js';
 import type { Stage } from '../../lifecycle/stages.js';
 import type { WrongExpectedVersion } from '../event-store/errors.js';
-import type { ApprovalJudgement } from '../governance/approval-rules.js';
+import type { ApprovalJudgement } from '../principals/four-eyes.js';
 import { CogitaveError, NotFound, type ErrorCode } from '../runtime/errors.js';
 
 /**

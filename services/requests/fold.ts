@@ -1,6 +1,6 @@
 import { mergeEvidence, type Evidence } from '../../lifecycle/evidence.js';
 import { TERMINAL_STAGES, type Stage } from '../../lifecycle/stages.js';
-import { parseRequestEvent } from '../../projections/requests/parse.js';
+import { parseRequestEvent } from './parse.js';
 import type { Position, RecordedEvent } from '../event-store/types.js';
 import type { RequestEvent, RequestProposed } from './events.js';
 

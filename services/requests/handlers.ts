@@ -7,7 +7,7 @@ import { parseInput } from '../commands/inputs.js';
 import { eventMetadata, parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
 import type { EventStore, ExpectedRevision, RecordedEvent } from '../event-store/types.js';
-import { createPrincipalDirectory, type PrincipalDirectory } from '../governance/principals.js';
+import { createPrincipalDirectory, type PrincipalDirectory } from '../principals/principals.js';
 import { CogitaveError } from '../runtime/errors.js';
 import type { CommandResult, IntakeResult, RequestCommandHandlers } from './commands.js';
 import { decide, requestIdOf, type RequestCommand } from './decide.js';
@@ -28,7 +28,7 @@ import {
   type RequestCreation,
   type RequestIdAllocation,
 } from './request-ids.js';
-import { parseRequestEvent } from '../../projections/requests/parse.js';
+import { parseRequestEvent } from './parse.js';
 import { evolveRequest } from './fold.js';
 import type { RequestState } from './state.js';
 

@@ -6,8 +6,8 @@ import {
   listRequests,
   type HistoryEntry,
   type ListRequestsOptions,
-} from '../../projections/requests/queries.js';
-import { parseRequestEvent } from '../../projections/requests/parse.js';
+} from './read-model/queries.js';
+import { parseRequestEvent } from './parse.js';
 import {
   REQUEST_RESOURCE_TYPE,
   REQUESTS_PROJECTION,
@@ -15,7 +15,7 @@ import {
   summarize,
   type RequestDocument,
   type RequestState,
-} from '../../projections/requests/state.js';
+} from './read-model/state.js';
 import { mayRead, mayReadType, requireType, type ReadScope } from '../access/grants.js';
 import type { Queryable } from '../database/queryable.js';
 import { isPosition } from '../event-store/position.js';

@@ -1,7 +1,7 @@
-import { readCatalogResource, uidsWithHiddenEdges } from '../../projections/catalog/queries.js';
-import { readNetworkResource } from '../../projections/networks/queries.js';
-import { getRequest } from '../../projections/requests/queries.js';
-import { REQUEST_RESOURCE_TYPE, requestDocument } from '../../projections/requests/state.js';
+import { readCatalogResource, uidsWithHiddenEdges } from '../catalog/read-model/queries.js';
+import { readNetworkResource } from '../networks/read-model/queries.js';
+import { getRequest } from '../requests/read-model/queries.js';
+import { REQUEST_RESOURCE_TYPE, requestDocument } from '../requests/read-model/state.js';
 import {
   collectionUri,
   getResource,

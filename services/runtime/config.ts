@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { principalTableSchema } from '../governance/principals.js';
+import { principalTableSchema } from './principal-table.js';
 import { CogitaveError } from './errors.js';
 
 /**

@@ -18,7 +18,7 @@ import { migrate, type MigrationSet } from '../../services/database/migrate.js';
 import type { PathStrategy } from '../../services/graph-query/compile.js';
 import { createGraphQueryService } from '../../services/graph-query/service.js';
 import { createLogger } from '../../services/runtime/logger.js';
-import { requestsMigrations } from '../../projections/requests/projection.js';
+import { requestsMigrations } from '../../services/requests/read-model/projection.js';
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { recordFigures } from './figures.js';
 import { IGNORE_WRITES } from '../support/read-your-writes.js';
@@ -35,7 +35,7 @@ const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0
 
 const catalogMigrations: MigrationSet = {
   owner: 'projection-catalog',
-  directory: new URL('../../projections/catalog/migrations/', import.meta.url),
+  directory: new URL('../../services/catalog/read-model/migrations/', import.meta.url),
 };
 
 const SHAPES: readonly { name: string; query: string }[] = [

@@ -29,11 +29,13 @@ import {
   createChangeFeed,
   createProjectionRunner,
   projectionMigrationSets,
-  REQUESTS_PROJECTION,
-  requestsProjection,
   type ChangeFeed,
   type ProjectionRunner,
 } from '../../projections/index.js';
+import {
+  REQUESTS_PROJECTION,
+  requestsProjection,
+} from '../../services/requests/read-model/projection.js';
 import { openDatabase, type Database } from '../../services/database/database.js';
 import { migrate } from '../../services/database/migrate.js';
 import {

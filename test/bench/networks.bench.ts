@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { createChangeFeed } from '../../projections/change-feed.js';
-import { networksProjection } from '../../projections/networks/projection.js';
+import { networksProjection } from '../../services/networks/read-model/projection.js';
 import { createProjectionRunner } from '../../projections/runner.js';
 import { createNetworksService, type NetworksService } from '../../services/networks/service.js';
 import { openTestBed, silentLogger } from '../int/projections/support/fixtures.js';

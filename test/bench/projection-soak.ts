@@ -14,7 +14,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resetProjection } from '../../projections/digest.js';
-import { requestsProjection } from '../../projections/requests/projection.js';
+import { requestsProjection } from '../../services/requests/read-model/projection.js';
 import { READ_MODEL_SCHEMA } from '../../projections/types.js';
 import {
   runCrashTrials,

@@ -64,7 +64,7 @@ import { auditMigrations, sealLog } from '../../services/audit/seal.js';
 import { digestOfSeal } from '../../services/audit/service.js';
 import { verifyLog } from '../../services/audit/verify.js';
 import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
-import { PROJECTIONS } from '../../projections/registry.js';
+import { PROJECTIONS } from '../../bin/read-models.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { startModuleWorker } from '../../services/threads/module-worker.js';
 import { runBench, UsageError, wholeNumber } from './cli.js';

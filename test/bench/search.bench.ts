@@ -208,7 +208,7 @@ const main = async (): Promise<void> => {
         ...projectionMigrationSets([]),
         {
           owner: 'projection-catalog',
-          directory: new URL('../../projections/catalog/migrations/', import.meta.url),
+          directory: new URL('../../services/catalog/read-model/migrations/', import.meta.url),
         },
       ],
       logger,

@@ -17,7 +17,7 @@ import type { Position } from '../../services/event-store/types.js';
 import type { RequestCommandHandlers } from '../../services/requests/commands.js';
 import { requestStreamId } from '../../services/requests/events.js';
 import { createRequestCommandHandlers } from '../../services/requests/handlers.js';
-import { PROJECTIONS } from '../../projections/registry.js';
+import { PROJECTIONS } from '../../bin/read-models.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { cliEnv, spawnCli, stopCli, type RunningCli } from '../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';

@@ -1,5 +1,5 @@
 import { startDigestPublisher, type DigestPublisher } from '../../../services/audit/service.js';
-import { createAdvisoryLeadership } from '../../../services/github/leadership.js';
+import { createAdvisoryLeadership } from '../../../services/database/leadership.js';
 import type { App } from '../../app.js';
 import type { ServedPart } from './parts.js';
 

@@ -1,4 +1,4 @@
-import { catalogProjection } from '../../../projections/catalog/projection.js';
+import { catalogProjection } from '../../../services/catalog/read-model/projection.js';
 import { ingestDefaultCorpusOnStart } from '../../../services/catalog/start-up.js';
 import type { App } from '../../app.js';
 import type { ServedPart } from './parts.js';

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../bin/app.js';
-import { PROJECTIONS } from '../../../projections/registry.js';
+import { PROJECTIONS } from '../../../bin/read-models.js';
 import { runReplay } from '../../../projections/replay-run.js';
 import { readOwnerRecord } from '../../../services/database/embedded/owner-record.js';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';

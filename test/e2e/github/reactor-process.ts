@@ -12,7 +12,7 @@ import {
 } from '../../../services/event-store/postgres/adapter.js';
 import { githubReactorMigrations } from '../../../services/github/checkpoint.js';
 import { createGitHubClient } from '../../../services/github/client.js';
-import { createAdvisoryLeadership } from '../../../services/github/leadership.js';
+import { createAdvisoryLeadership } from '../../../services/database/leadership.js';
 import { createGitHubOperations } from '../../../services/github/operations.js';
 import { createGitHubReactor } from '../../../services/github/reactor.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';

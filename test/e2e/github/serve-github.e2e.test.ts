@@ -23,7 +23,7 @@ import {
   silentLogger,
   waitFor,
 } from '../../int/github/harness.js';
-import { PROJECTIONS } from '../../../projections/registry.js';
+import { PROJECTIONS } from '../../../bin/read-models.js';
 
 /**
  * `cogitave serve` in GitHub mode, configured only through GITHUB_* variables pointing at the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogProjection } from '../../../projections/catalog/projection.js';
+import { catalogProjection } from '../../../services/catalog/read-model/projection.js';
 import { ingestCorpus } from '../../../services/catalog/ingest.js';
 import { NODE_STREAM_PREFIX } from '../../../services/catalog/events.js';
 import { defaultCorpusDir } from '../../../services/catalog/start-up.js';

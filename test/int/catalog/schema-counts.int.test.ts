@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNRESTRICTED } from '../../../services/access/grants.js';
-import { catalogProjection } from '../../../projections/catalog/projection.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
+import { catalogProjection } from '../../../services/catalog/read-model/projection.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
 import { createCatalogReadService } from '../../../services/catalog/read-service.js';
 import { requestStreamId } from '../../../services/requests/events.js';

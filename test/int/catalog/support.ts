@@ -1,4 +1,4 @@
-import { catalogProjection } from '../../../projections/catalog/projection.js';
+import { catalogProjection } from '../../../services/catalog/read-model/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
 import type { ToolCallContext } from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';

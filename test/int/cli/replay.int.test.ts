@@ -16,7 +16,7 @@ import {
 import type { CommandMetadata } from '../../../services/commands/metadata.js';
 import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
-import { PROJECTIONS } from '../../../projections/registry.js';
+import { PROJECTIONS } from '../../../bin/read-models.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { cliEnv, runCli, type CliResult } from '../../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';

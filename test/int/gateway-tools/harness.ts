@@ -7,7 +7,7 @@ import {
   type ToolDefinition,
 } from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
-import { REQUESTS_PROJECTION } from '../../../projections/index.js';
+import { REQUESTS_PROJECTION } from '../../../services/requests/read-model/projection.js';
 import { encodePosition } from '../../../services/event-store/position.js';
 import { createApp, type App } from '../../../bin/app.js';
 import { loadConfig } from '../../../services/runtime/config.js';

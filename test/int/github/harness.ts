@@ -28,7 +28,7 @@ import {
   createPrincipalDirectory,
   principalTableSchema,
   type PrincipalTableInput,
-} from '../../../services/governance/principals.js';
+} from '../../../services/principals/principals.js';
 import {
   createGovernanceService,
   type GovernanceService,

@@ -9,7 +9,7 @@ import {
   type RunningHttpServer,
 } from '../../../mcp-gateway/http/server.js';
 import type { Position } from '../../../services/event-store/types.js';
-import type { PrincipalTableInput } from '../../../services/governance/principals.js';
+import type { PrincipalTableInput } from '../../../services/principals/principals.js';
 import type { GitHubReactorStatus } from '../../../services/github/reactor.js';
 import { WEBHOOK_PATH, createWebhookReceiver } from '../../../services/github/webhooks.js';
 import { loadConfig, Secret } from '../../../services/runtime/config.js';

@@ -2,12 +2,12 @@ import { openDatabase, type Database } from '../../../services/database/database
 import { migrate, type MigrationSet } from '../../../services/database/migrate.js';
 import { createLogger } from '../../../services/runtime/logger.js';
 import { projectionMigrationSets } from '../../../projections/runner.js';
-import { requestsMigrations } from '../../../projections/requests/projection.js';
+import { requestsMigrations } from '../../../services/requests/read-model/projection.js';
 import { createThrowawayDatabase } from '../../support/postgres.js';
 
 const catalogMigrations: MigrationSet = {
   owner: 'projection-catalog',
-  directory: new URL('../../../projections/catalog/migrations/', import.meta.url),
+  directory: new URL('../../../services/catalog/read-model/migrations/', import.meta.url),
 };
 
 export interface GraphBed {

@@ -1,9 +1,9 @@
 import { UNRESTRICTED } from '../../../services/access/grants.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { networksProjection } from '../../../projections/networks/projection.js';
+import { networksProjection } from '../../../services/networks/read-model/projection.js';
 import { getResource, resourceContentHash } from '../../../projections/resources.js';
-import { networkDocument } from '../../../projections/networks/state.js';
+import { networkDocument } from '../../../services/networks/read-model/state.js';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection } from '../../../projections/replay.js';
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createChangeFeed, type ChangeFeed } from '../../../projections/change-feed.js';
-import { networksProjection } from '../../../projections/networks/projection.js';
+import { networksProjection } from '../../../services/networks/read-model/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
 import type { NetworkLimits } from '../../../services/networks/decide.js';
 import { createNetworksService, type NetworksService } from '../../../services/networks/service.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckpoint } from '../../../projections/checkpoints.js';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection, type ReplayOptions } from '../../../projections/replay.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
 import { dropShadow } from '../../../projections/shadow.js';
 import { tableIndexes } from '../../../projections/shadow-indexes.js';
 import type { Position } from '../../../services/event-store/types.js';

@@ -8,7 +8,7 @@ import {
   type ChangeSignal,
 } from '../../../projections/change-feed.js';
 import type { ChangeNotice } from '../../../projections/change-payload.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
 import {
   minute,

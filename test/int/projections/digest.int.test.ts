@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestTables, type TableDigest } from '../../../projections/digest.js';
-import { requestsMigrations } from '../../../projections/requests/projection.js';
+import { requestsMigrations } from '../../../services/requests/read-model/projection.js';
 import { NO_CHANGES, type Projection } from '../../../projections/types.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 

@@ -4,7 +4,7 @@ import { LOCK_APPLICATION_NAME } from '../../../projections/leases.js';
 import { createProjectionRunner } from '../../../projections/runner.js';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection } from '../../../projections/replay.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
 import { bulkAppend, openTestBed, silentLogger, type TestBed } from './support/fixtures.js';
 import { killHard, spawnProjector, type Projector } from './support/processes.js';
 

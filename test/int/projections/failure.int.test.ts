@@ -5,7 +5,7 @@ import { requestStreamId } from '../../../services/requests/events.js';
 import { readCheckpoint } from '../../../projections/checkpoints.js';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection } from '../../../projections/replay.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
 import type { Projection } from '../../../projections/types.js';
 import { countsProjection } from './support/counts.js';

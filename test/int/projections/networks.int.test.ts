@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestTables } from '../../../projections/digest.js';
-import { networksProjection } from '../../../projections/networks/projection.js';
+import { networksProjection } from '../../../services/networks/read-model/projection.js';
 import { replayProjection } from '../../../projections/replay.js';
 import { createProjectionRunner } from '../../../projections/runner.js';
 import { commandEventId } from '../../../services/commands/event-ids.js';

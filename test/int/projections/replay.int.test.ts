@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckpoint } from '../../../projections/checkpoints.js';
 import { digestTables } from '../../../projections/digest.js';
 import { replayProjection } from '../../../projections/replay.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
 import { tableIndexes } from '../../../projections/shadow-indexes.js';
 import type { Projection } from '../../../projections/types.js';
 import { bulkAppend, openTestBed, projectLive, type TestBed } from './support/fixtures.js';

@@ -8,9 +8,9 @@ import {
   getRequest,
   getRequestHistory,
   listRequests,
-} from '../../../projections/requests/queries.js';
-import { requestsProjection } from '../../../projections/requests/projection.js';
-import { requestDocument } from '../../../projections/requests/state.js';
+} from '../../../services/requests/read-model/queries.js';
+import { requestsProjection } from '../../../services/requests/read-model/projection.js';
+import { requestDocument } from '../../../services/requests/read-model/state.js';
 import { getResource, listResources, resourceContentHash } from '../../../projections/resources.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
 import {

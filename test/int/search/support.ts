@@ -33,7 +33,7 @@ export const openCatalogBed = async (label: string): Promise<CatalogBed> => {
       ...projectionMigrationSets([]),
       {
         owner: 'projection-catalog',
-        directory: new URL('../../../projections/catalog/migrations/', import.meta.url),
+        directory: new URL('../../../services/catalog/read-model/migrations/', import.meta.url),
       },
     ],
     silentLogger,

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEdgeRow, CatalogNodeSummary } from '../../../projections/catalog/queries.js';
+import type {
+  CatalogEdgeRow,
+  CatalogNodeSummary,
+} from '../../../services/catalog/read-model/queries.js';
 import {
   findLearningPath,
   LearningCycle,

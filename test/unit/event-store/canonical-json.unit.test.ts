@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import canonicalize from 'canonicalize';
-import { requestDocument, type RequestState } from '../../../projections/requests/state.js';
+import { requestDocument, type RequestState } from '../../../services/requests/read-model/state.js';
 import { canonicalJson, plainCanonicalJson } from '../../../services/event-store/canonical-json.js';
 
 const libraryJson = (value: unknown): string => {

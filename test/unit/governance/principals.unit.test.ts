@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { judgeApproval } from '../../../services/governance/approval-rules.js';
+import { judgeApproval } from '../../../services/principals/four-eyes.js';
 import {
   createPrincipalDirectory,
   principalTableSchema,
-} from '../../../services/governance/principals.js';
+} from '../../../services/principals/principals.js';
 
 const directory = createPrincipalDirectory(
   principalTableSchema.parse({

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
 import { eventContent } from '../../../services/event-store/hash-chain.js';
 import type { RequestEvent } from '../../../services/requests/events.js';
-import { parseRequestEvent } from '../../../projections/requests/parse.js';
-import { fromRequestRow, toRequestRow } from '../../../projections/requests/rows.js';
+import { parseRequestEvent } from '../../../services/requests/parse.js';
+import { fromRequestRow, toRequestRow } from '../../../services/requests/read-model/rows.js';
 import {
   evolveRequest,
   requestDocument,
   statusOf,
   summarize,
   type RequestState,
-} from '../../../projections/requests/state.js';
+} from '../../../services/requests/read-model/state.js';
 
 let revision = 0n;
 const recorded = (event: RequestEvent, at = '2026-01-05T10:00:00+01:00'): RecordedEvent => {

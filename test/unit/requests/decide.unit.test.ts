@@ -4,7 +4,7 @@ import { decide } from '../../../services/requests/decide.js';
 import {
   createPrincipalDirectory,
   principalTableSchema,
-} from '../../../services/governance/principals.js';
+} from '../../../services/principals/principals.js';
 import {
   ApprovalNotCounted,
   DefinitionOfDoneUnmet,

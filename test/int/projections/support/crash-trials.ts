@@ -3,7 +3,7 @@ import type { EventStore, Position } from '../../../../services/event-store/type
 import { readCheckpoint } from '../../../../projections/checkpoints.js';
 import { digestTables, type TableDigest } from '../../../../projections/digest.js';
 import { replayProjection } from '../../../../projections/replay.js';
-import { requestsProjection } from '../../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../../services/requests/read-model/projection.js';
 import { READ_MODEL_SCHEMA } from '../../../../projections/types.js';
 import { killHard, spawnProjector, waitForSessionsGone } from './processes.js';
 

@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../../../../services/runtime/logger.j
 import type { RequestEvent } from '../../../../services/requests/events.js';
 import { requestStreamId } from '../../../../services/requests/events.js';
 import { createProjectionRunner, projectionMigrationSets } from '../../../../projections/runner.js';
-import { requestsProjection } from '../../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../../services/requests/read-model/projection.js';
 import type { Projection } from '../../../../projections/types.js';
 import { createThrowawayDatabase } from '../../../support/postgres.js';
 

@@ -10,7 +10,7 @@
 import { openDatabase } from '../../../../services/database/database.js';
 import { createPostgresEventStore } from '../../../../services/event-store/postgres/adapter.js';
 import { createLogger } from '../../../../services/runtime/logger.js';
-import { requestsProjection } from '../../../../projections/requests/projection.js';
+import { requestsProjection } from '../../../../services/requests/read-model/projection.js';
 import { createProjectionRunner } from '../../../../projections/runner.js';
 
 const url = process.env.PROJECTOR_DATABASE_URL;

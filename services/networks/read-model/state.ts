@@ -1,5 +1,5 @@
-import type { Position } from '../../services/event-store/types.js';
-import { resourceUri } from '../resources.js';
+import type { Position } from '../../event-store/types.js';
+import { resourceUri } from '../../../projections/resources.js';
 
 /** The resource type of networks: `cogitave://network/<name>`. */
 export const NETWORK_RESOURCE_TYPE = 'network';

@@ -1,8 +1,8 @@
-import { CopyText } from '../../services/database/copy.js';
-import type { RecordedEvent } from '../../services/event-store/types.js';
-import { resourceBulkRows } from '../resources.js';
-import type { BulkRebuild, BulkRows } from '../types.js';
-import { parseStoredRequestEvent } from './parse.js';
+import { CopyText } from '../../database/copy.js';
+import type { RecordedEvent } from '../../event-store/types.js';
+import { resourceBulkRows } from '../../../projections/resources.js';
+import type { BulkRebuild, BulkRows } from '../../../projections/types.js';
+import { parseStoredRequestEvent } from '../parse.js';
 import { HISTORY_COLUMNS, REQUEST_COLUMNS, toHistoryRow, toRequestRow } from './rows.js';
 import { evolveRequest, REQUESTS_PROJECTION, requestResource, type RequestState } from './state.js';
 

@@ -1,10 +1,18 @@
-import type { MigrationSet } from '../../services/database/migrate.js';
-import type { RecordedEvent } from '../../services/event-store/types.js';
-import { REQUEST_EVENT_TYPES, requestStreamId } from '../../services/requests/events.js';
-import { prepareResources, resourcesTable, upsertResources } from '../resources.js';
-import type { Projection, ProjectionTransaction, ResourceChanges } from '../types.js';
+import type { MigrationSet } from '../../database/migrate.js';
+import type { RecordedEvent } from '../../event-store/types.js';
+import { REQUEST_EVENT_TYPES, requestStreamId } from '../events.js';
+import {
+  prepareResources,
+  resourcesTable,
+  upsertResources,
+} from '../../../projections/resources.js';
+import type {
+  Projection,
+  ProjectionTransaction,
+  ResourceChanges,
+} from '../../../projections/types.js';
 import { rebuildRequests } from './bulk.js';
-import { parseStoredRequestEvent } from './parse.js';
+import { parseStoredRequestEvent } from '../parse.js';
 import {
   fromRequestRow,
   HISTORY_COLUMNS,
@@ -138,4 +146,5 @@ export const requestsProjection: Projection = {
   apply,
   bulkRebuild: rebuildRequests,
   rebuildsByStream: true,
+  moduleUrl: import.meta.url,
 };

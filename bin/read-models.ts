@@ -1,7 +1,7 @@
-import { catalogProjection } from './catalog/projection.js';
-import { networksProjection } from './networks/projection.js';
-import { requestsProjection } from './requests/projection.js';
-import type { Projection } from './types.js';
+import { catalogProjection } from '../services/catalog/read-model/projection.js';
+import { networksProjection } from '../services/networks/read-model/projection.js';
+import { requestsProjection } from '../services/requests/read-model/projection.js';
+import type { Projection } from '../projections/types.js';
 
 /**
  * The read models: every command migrates them, `serve` runs them, replay rebuilds them. One

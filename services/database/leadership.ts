@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../runtime/logger.js';
-import { sleep } from './client.js';
+import { sleep } from '../runtime/sleep.js';
 
 /**
  * One reactor at a time across every process on a server Postgres: two reactors would race

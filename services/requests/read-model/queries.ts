@@ -1,12 +1,12 @@
-import type { Stage } from '../../lifecycle/stages.js';
+import type { Stage } from '../../../lifecycle/stages.js';
 import {
   mayReadType,
   productInScopeSql,
   scopeSqlValues,
   type ReadScope,
-} from '../../services/access/grants.js';
-import type { Queryable } from '../../services/database/queryable.js';
-import type { Position } from '../../services/event-store/types.js';
+} from '../../access/grants.js';
+import type { Queryable } from '../../database/queryable.js';
+import type { Position } from '../../event-store/types.js';
 import { fromRequestRow, REQUEST_COLUMNS, type RequestRow } from './rows.js';
 import { REQUEST_RESOURCE_TYPE, type RequestState, type RequestStatus } from './state.js';
 

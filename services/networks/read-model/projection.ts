@@ -1,16 +1,24 @@
-import { oneLine } from '../one-line.js';
-import type { MigrationSet } from '../../services/database/migrate.js';
-import type { RecordedEvent } from '../../services/event-store/types.js';
+import { oneLine } from '../../../projections/one-line.js';
+import type { MigrationSet } from '../../database/migrate.js';
+import type { RecordedEvent } from '../../event-store/types.js';
 import {
   NETWORK_EVENT_TYPES,
   NETWORK_STREAM_PREFIX,
   type AddedEdge,
   type AddedNode,
   type NetworkEvent,
-} from '../../services/networks/events.js';
-import { resourcesTable, writeResources, type ResourceWrite } from '../resources.js';
-import type { Projection, ProjectionTransaction, ResourceChanges } from '../types.js';
-import { parseNetworkEvent } from './parse.js';
+} from '../events.js';
+import {
+  resourcesTable,
+  writeResources,
+  type ResourceWrite,
+} from '../../../projections/resources.js';
+import type {
+  Projection,
+  ProjectionTransaction,
+  ResourceChanges,
+} from '../../../projections/types.js';
+import { parseNetworkEvent } from '../parse.js';
 import {
   EDGE_COLUMNS,
   fromNetworkRow,

@@ -1,13 +1,8 @@
-import type { Stage } from '../../lifecycle/stages.js';
-import type { Position, RecordedEvent } from '../../services/event-store/types.js';
-import type {
-  AcceptanceCriterion,
-  Priority,
-  RequestEvent,
-  RequestLink,
-} from '../../services/requests/events.js';
-import type { Evidence } from '../../lifecycle/evidence.js';
-import type { ProposalRecord } from '../../services/requests/fold.js';
+import type { Stage } from '../../../lifecycle/stages.js';
+import type { Position, RecordedEvent } from '../../event-store/types.js';
+import type { AcceptanceCriterion, Priority, RequestEvent, RequestLink } from '../events.js';
+import type { Evidence } from '../../../lifecycle/evidence.js';
+import type { ProposalRecord } from '../fold.js';
 import {
   pendingDocument,
   requestUri,

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../services/database/queryable.js';
-import { resourceContentHash } from '../resources.js';
+import type { Queryable } from '../../database/queryable.js';
+import { resourceContentHash } from '../../../projections/resources.js';
 import { fromNetworkRow, NETWORK_COLUMNS, type NetworkRow } from './rows.js';
 import { isoTime, networkDocument, type NetworkDocument, type NetworkSummary } from './state.js';
 

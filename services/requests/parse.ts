@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { STAGES } from '../../lifecycle/stages.js';
-import type { RecordedEvent } from '../../services/event-store/types.js';
-import { requestStreamId, type RequestEvent } from '../../services/requests/events.js';
-import { eventDataParser } from '../event-data.js';
+import type { RecordedEvent } from '../event-store/types.js';
+import { requestStreamId, type RequestEvent } from './events.js';
+import { eventDataParser } from '../../projections/event-data.js';
 
 /**
  * The data of a stored Request event, checked before it is folded (see `eventDataParser`).

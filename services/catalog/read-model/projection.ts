@@ -1,26 +1,21 @@
-import type { MigrationSet } from '../../services/database/migrate.js';
-import type { NodeContent } from '../../services/catalog/content.js';
-import {
-  NODE_EVENT_TYPES,
-  NODE_STREAM_PREFIX,
-  nodeStreamId,
-  parseNodeEvent,
-} from '../../services/catalog/events.js';
-import {
-  parseSourceEvent,
-  SOURCE_EVENT_TYPES,
-  SOURCE_STREAM_PREFIX,
-} from '../../services/catalog/sources.js';
-import { labelSpec } from '../../services/catalog/vocabulary.js';
-import type { Position, RecordedEvent } from '../../services/event-store/types.js';
+import type { MigrationSet } from '../../database/migrate.js';
+import type { NodeContent } from '../content.js';
+import { NODE_EVENT_TYPES, NODE_STREAM_PREFIX, nodeStreamId, parseNodeEvent } from '../events.js';
+import { parseSourceEvent, SOURCE_EVENT_TYPES, SOURCE_STREAM_PREFIX } from '../sources.js';
+import { labelSpec } from '../vocabulary.js';
+import type { Position, RecordedEvent } from '../../event-store/types.js';
 import {
   collectionUri,
   resourcesTable,
   resourceUri,
   writeResources,
   type ResourceWrite,
-} from '../resources.js';
-import type { Projection, ProjectionTransaction, ResourceChanges } from '../types.js';
+} from '../../../projections/resources.js';
+import type {
+  Projection,
+  ProjectionTransaction,
+  ResourceChanges,
+} from '../../../projections/types.js';
 
 export const CATALOG_PROJECTION = 'catalog';
 

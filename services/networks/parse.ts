@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../../services/event-store/types.js';
-import { networkStreamId, type NetworkEvent } from '../../services/networks/events.js';
-import { eventDataParser } from '../event-data.js';
+import type { RecordedEvent } from '../event-store/types.js';
+import { networkStreamId, type NetworkEvent } from './events.js';
+import { eventDataParser } from '../../projections/event-data.js';
 
 /** The data of a stored Network event, checked before it is applied (see `eventDataParser`). */
 const name = z.string().min(1);

@@ -1,19 +1,9 @@
-import type { RequestEvent } from '../../services/requests/events.js';
-import {
-  pendingProposalOf,
-  type ProposalRecord,
-  type RequestRecord,
-} from '../../services/requests/fold.js';
-import { oneLine } from '../one-line.js';
-import { resourceUri, type ResourceWrite } from '../resources.js';
+import type { RequestEvent } from '../events.js';
+import { pendingProposalOf, type ProposalRecord, type RequestRecord } from '../fold.js';
+import { oneLine } from '../../../projections/one-line.js';
+import { resourceUri, type ResourceWrite } from '../../../projections/resources.js';
 
-export {
-  evolveRequest,
-  isoTime,
-  statusOf,
-  type EventPlace,
-  type RequestStatus,
-} from '../../services/requests/fold.js';
+export { evolveRequest, isoTime, statusOf, type EventPlace, type RequestStatus } from '../fold.js';
 
 /**
  * The read model of one request: the request's record (services/requests/fold.ts, the one

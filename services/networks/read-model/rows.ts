@@ -1,4 +1,4 @@
-import type { Position } from '../../services/event-store/types.js';
+import type { Position } from '../../event-store/types.js';
 import { isoTime, type NetworkSummary } from './state.js';
 
 /** A `read_model.networks` row as `pg` returns it (and, with ISO strings, as it is written). */

@@ -1,14 +1,14 @@
-import type { NodeContent, NodeEdge, NodeSection } from '../../services/catalog/content.js';
-import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../../services/catalog/content.js';
+import type { NodeContent, NodeEdge, NodeSection } from '../content.js';
+import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../content.js';
 import {
   productInScopeSql,
   scopeSqlValues,
   typeInScopeSql,
   type ReadScope,
-} from '../../services/access/grants.js';
-import { labelForResourceType, labelsInScope } from '../../services/catalog/vocabulary.js';
-import type { Queryable } from '../../services/database/queryable.js';
-import { getResource } from '../resources.js';
+} from '../../access/grants.js';
+import { labelForResourceType, labelsInScope } from '../vocabulary.js';
+import type { Queryable } from '../../database/queryable.js';
+import { getResource } from '../../../projections/resources.js';
 import { catalogNodeUri } from './projection.js';
 
 /**
