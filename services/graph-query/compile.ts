@@ -6,6 +6,12 @@ import {
   UNRESTRICTED,
   type ReadScope,
 } from '../access/grants.js';
+import {
+  CATALOG_EDGES,
+  CATALOG_GRAPH_NODES,
+  CATALOG_NODES,
+  EDGE_COLUMN as EDGE,
+} from '../catalog/read-model/graph-reads.js';
 import { labelsInScope } from '../catalog/vocabulary.js';
 import type { Expr, Query, Value } from './ast.js';
 import type { Analysis, HopBinding, NodeBinding } from './analyze.js';
@@ -62,7 +68,10 @@ export interface CompileOptions {
 }
 
 const SCHEMA = 'read_model';
-/** Node properties stored as columns; every other property name is an attribute. */
+/**
+ * Node properties stored as columns of the node relations (the catalog's nodes and the request
+ * rows shaped like them); every other property name is an attribute.
+ */
 const TEXT_COLUMNS: ReadonlySet<string> = new Set(['uid', 'label', 'title', 'summary', 'product']);
 const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const RELATIONSHIP_PROPERTIES: Readonly<
@@ -76,7 +85,6 @@ const RELATIONSHIP_PROPERTIES: Readonly<
 };
 
 const REQUEST_NODES = `SELECT request_id AS uid, 'Request'::text AS label, title, problem AS summary, product, ARRAY['latest']::text[] AS monikers, jsonb_build_object('stage', stage, 'status', status, 'priority', priority, 'requester', requester) AS attributes FROM ${SCHEMA}.requests`;
-const CATALOG_NODES = `SELECT uid, label, title, summary, product, monikers, attributes FROM ${SCHEMA}.catalog_nodes`;
 
 type Operand =
   | { readonly type: 'text' | 'jsonb' | 'textarray' | 'bool'; readonly sql: string }
@@ -164,7 +172,7 @@ class Compiler {
     const condition = this.catalogInScope('v');
     return condition === undefined
       ? ''
-      : ` AND EXISTS (SELECT 1 FROM ${SCHEMA}.catalog_nodes v WHERE v.uid = ${uid} AND ${condition})`;
+      : ` AND EXISTS (SELECT 1 FROM ${CATALOG_NODES} v WHERE v.uid = ${uid} AND ${condition})`;
   }
 
   compile(query: Query, limits: CompileLimits): CompiledQuery {
@@ -277,19 +285,20 @@ class Compiler {
   private nodeSource(node: NodeBinding): string {
     const requests = `${REQUEST_NODES}${this.requestsInScope()}`;
     if (node.label === 'Request') return `(${requests})`;
-    if (node.label !== undefined) return `${SCHEMA}.catalog_nodes`;
+    if (node.label !== undefined) return CATALOG_NODES;
     const inScope = this.catalogInScope('c');
-    const catalog = inScope === undefined ? CATALOG_NODES : `${CATALOG_NODES} c WHERE ${inScope}`;
+    const catalog =
+      inScope === undefined ? CATALOG_GRAPH_NODES : `${CATALOG_GRAPH_NODES} c WHERE ${inScope}`;
     return `(${catalog} UNION ALL ${requests})`;
   }
 
   /** Edges oriented from the pattern's left node (s) to its right node (t). */
   private edgeRelation(hop: HopBinding): string {
     const filter =
-      hop.types.length > 0 ? ` WHERE edge_type = ANY(${this.#b.bind(hop.types, 'text[]')})` : '';
-    const rest = `edge_type AS ty, source_uid AS es, target_uid AS et, ordinal, origin FROM ${SCHEMA}.catalog_edges${filter}`;
-    const out = `SELECT source_uid AS s, target_uid AS t, ${rest}`;
-    const back = `SELECT target_uid AS s, source_uid AS t, ${rest}`;
+      hop.types.length > 0 ? ` WHERE ${EDGE.type} = ANY(${this.#b.bind(hop.types, 'text[]')})` : '';
+    const rest = `${EDGE.type} AS ty, ${EDGE.source} AS es, ${EDGE.target} AS et, ${EDGE.ordinal}, ${EDGE.origin} FROM ${CATALOG_EDGES}${filter}`;
+    const out = `SELECT ${EDGE.source} AS s, ${EDGE.target} AS t, ${rest}`;
+    const back = `SELECT ${EDGE.target} AS s, ${EDGE.source} AS t, ${rest}`;
     if (hop.direction === 'out') return `(${out})`;
     if (hop.direction === 'in') return `(${back})`;
     return `(${out} UNION ALL ${back})`;
@@ -304,16 +313,16 @@ class Compiler {
           : 'out'
         : hop.direction;
     const filter =
-      hop.types.length > 0 ? ` AND e.edge_type = ANY(${this.#b.bind(hop.types, 'text[]')})` : '';
+      hop.types.length > 0 ? ` AND e.${EDGE.type} = ANY(${this.#b.bind(hop.types, 'text[]')})` : '';
     const steps: string[] = [];
     if (direction !== 'in') {
       steps.push(
-        `SELECT e.target_uid AS next FROM ${SCHEMA}.catalog_edges e WHERE e.source_uid = w.t${filter}${this.stepInScope('e.target_uid')}`,
+        `SELECT e.${EDGE.target} AS next FROM ${CATALOG_EDGES} e WHERE e.${EDGE.source} = w.t${filter}${this.stepInScope(`e.${EDGE.target}`)}`,
       );
     }
     if (direction !== 'out') {
       steps.push(
-        `SELECT e.source_uid AS next FROM ${SCHEMA}.catalog_edges e WHERE e.target_uid = w.t${filter}${this.stepInScope('e.source_uid')}`,
+        `SELECT e.${EDGE.source} AS next FROM ${CATALOG_EDGES} e WHERE e.${EDGE.target} = w.t${filter}${this.stepInScope(`e.${EDGE.source}`)}`,
       );
     }
     const min = this.#b.bind(hop.minHops, 'int');
@@ -336,19 +345,19 @@ class Compiler {
    */
   private pathRelation(hop: HopBinding): string {
     const filter = hop.types.length > 0 ? this.#b.bind(hop.types, 'text[]') : undefined;
-    const ends = { out: ['source_uid', 'target_uid'], in: ['target_uid', 'source_uid'] } as const;
+    const ends = { out: [EDGE.source, EDGE.target], in: [EDGE.target, EDGE.source] } as const;
     const branches: string[] = [];
     for (let length = hop.minHops; length <= hop.maxHops; length += 1) {
       for (const directions of directionChoices(hop.direction, length)) {
         const from = (k: number) => `h${k}.${ends[directions[k - 1] ?? 'out'][0]}`;
         const to = (k: number) => `h${k}.${ends[directions[k - 1] ?? 'out'][1]}`;
-        const joins = [`${SCHEMA}.catalog_edges h1`];
-        const conditions = filter ? [`h1.edge_type = ANY(${filter})`] : [];
+        const joins = [`${CATALOG_EDGES} h1`];
+        const conditions = filter ? [`h1.${EDGE.type} = ANY(${filter})`] : [];
         const visited = [from(1)];
         for (let k = 1; k <= length; k += 1) {
           if (k > 1) {
-            joins.push(`JOIN ${SCHEMA}.catalog_edges h${k} ON ${from(k)} = ${to(k - 1)}`);
-            if (filter) conditions.push(`h${k}.edge_type = ANY(${filter})`);
+            joins.push(`JOIN ${CATALOG_EDGES} h${k} ON ${from(k)} = ${to(k - 1)}`);
+            if (filter) conditions.push(`h${k}.${EDGE.type} = ANY(${filter})`);
           }
           for (const earlier of visited) conditions.push(`${to(k)} <> ${earlier}`);
           // The ends are pattern nodes (scoped there); the nodes between must be shown too.

@@ -3,40 +3,20 @@ import {
   mayReadType,
   productInScopeSql,
   scopeSqlValues,
-  typeInScopeSql,
   type ReadScope,
 } from '../access/grants.js';
+import { countCatalogGraph, countEdgesAt } from '../catalog/read-model/graph-reads.js';
 import { labelsInScope } from '../catalog/vocabulary.js';
 import type { GraphStats } from './estimate.js';
 
 /**
- * The graph counts within a scope bound at $1 (catalog labels), $2 (products) and $3 (whether
- * requests are readable): the blow-up guard's refusal then depends on what the caller may
- * read only, never on how much else exists.
+ * The graph counts within the caller's scope: the blow-up guard's refusal then depends on
+ * what the caller may read only, never on how much else exists. The catalog's counts come
+ * from its read model; request nodes are the requests read model's rows, counted when the
+ * scope may read requests ($1), within its products ($2).
  */
-const nodeInScope = (alias: string): string =>
-  `${typeInScopeSql(`${alias}.label`, '$1')} AND ${productInScopeSql(`${alias}.product`, '$2')}`;
-const STATS_SQL = `
-SELECT 'node' AS kind, label AS key, count(*)::float8 AS n, 0::float8 AS sources, 0::float8 AS targets
-  FROM read_model.catalog_nodes n WHERE ${nodeInScope('n')} GROUP BY label
-UNION ALL
-SELECT 'node', 'Request', count(*)::float8, 0, 0 FROM read_model.requests r
- WHERE $3::boolean AND ${productInScopeSql('r.product', '$2')}
-UNION ALL
-SELECT 'edge', edge_type, count(*)::float8, count(DISTINCT source_uid)::float8, count(DISTINCT target_uid)::float8
-  FROM read_model.catalog_edges e
- WHERE ($1::text[] IS NULL AND $2::text[] IS NULL)
-    OR (EXISTS (SELECT 1 FROM read_model.catalog_nodes s WHERE s.uid = e.source_uid AND ${nodeInScope('s')})
-        AND EXISTS (SELECT 1 FROM read_model.catalog_nodes t WHERE t.uid = e.target_uid AND ${nodeInScope('t')}))
- GROUP BY edge_type`;
-
-interface StatsRow {
-  kind: 'node' | 'edge';
-  key: string;
-  n: number;
-  sources: number;
-  targets: number;
-}
+const REQUESTS_SQL = `SELECT count(*)::float8 AS n FROM read_model.requests r
+ WHERE $1::boolean AND ${productInScopeSql('r.product', '$2')}`;
 
 /** The bind values of a scope for the statistics queries, and the key its counts are kept by. */
 const statsScope = (scope: ReadScope): [string[] | null, string[] | null, boolean] => [
@@ -48,13 +28,13 @@ const statsScope = (scope: ReadScope): [string[] | null, string[] | null, boolea
 export const statsKeyOf = (scope: ReadScope): string => JSON.stringify(statsScope(scope));
 
 export const readGraphStats = async (pool: pg.Pool, scope: ReadScope): Promise<GraphStats> => {
-  const { rows } = await pool.query<StatsRow>(STATS_SQL, statsScope(scope));
-  const nodesByLabel = new Map<string, number>();
-  const edgesByType = new Map<string, { edges: number; sources: number; targets: number }>();
-  for (const row of rows) {
-    if (row.kind === 'node') nodesByLabel.set(row.key, row.n);
-    else edgesByType.set(row.key, { edges: row.n, sources: row.sources, targets: row.targets });
-  }
+  const [, products, requestsReadable] = statsScope(scope);
+  const [catalog, requests] = await Promise.all([
+    countCatalogGraph(pool, scope),
+    pool.query<{ n: number }>(REQUESTS_SQL, [requestsReadable, products]),
+  ]);
+  const { nodesByLabel, edgesByType } = catalog;
+  nodesByLabel.set('Request', requests.rows[0]?.n ?? 0);
   const nodes = [...nodesByLabel.values()].reduce((sum, n) => sum + n, 0);
   return { nodes, nodesByLabel, edgesByType };
 };
@@ -95,33 +75,14 @@ export const createStatsCache = (
   };
 };
 
-const degreeSql = (side: 'source' | 'target'): string => {
-  const other = side === 'source' ? 'target_uid' : 'source_uid';
-  return `SELECT count(*)::float8 AS n FROM read_model.catalog_edges e
-            WHERE e.${side}_uid = ANY($1::text[]) AND ($2::text[] IS NULL OR e.edge_type = ANY($2::text[]))
-              AND (($3::text[] IS NULL AND $4::text[] IS NULL) OR EXISTS (
-                SELECT 1 FROM read_model.catalog_nodes o WHERE o.uid = e.${other}
-                   AND ${typeInScopeSql('o.label', '$3')} AND ${productInScopeSql('o.product', '$4')}))`;
-};
-const DEGREE_SQL = { source: degreeSql('source'), target: degreeSql('target') } as const;
-
 /**
  * Edges of the given types leaving (`source`) or entering (`target`) the given nodes whose
  * other end is in the scope (an edge into hidden nodes is not walked, so it is not counted).
  */
-export const readDegree = async (
+export const readDegree = (
   pool: pg.Pool,
   scope: ReadScope,
   uids: readonly string[],
   types: readonly string[],
   side: 'source' | 'target',
-): Promise<number> => {
-  const [labels, products] = statsScope(scope);
-  const { rows } = await pool.query<{ n: number }>(DEGREE_SQL[side], [
-    uids,
-    types.length > 0 ? types : null,
-    labels,
-    products,
-  ]);
-  return rows[0]?.n ?? 0;
-};
+): Promise<number> => countEdgesAt(pool, scope, uids, types, side);

@@ -1,32 +1,13 @@
 import { resourceUri } from '../../projections/resources.js';
 import { labelForResourceType, labelSpec } from '../catalog/vocabulary.js';
+import type { CatalogIndexNode as CatalogNode } from '../catalog/read-model/search-reads.js';
 import type { RetrievalDocument } from './retriever.js';
 
-/** A catalog node as the search index reads it from `read_model.catalog_nodes`. */
-export interface CatalogNode {
-  readonly uid: string;
-  readonly label: string;
-  readonly title: string;
-  readonly summary: string;
-  readonly body: string;
-  readonly product: string | null;
-  readonly monikers: readonly string[];
-  readonly attributes: Readonly<Record<string, unknown>>;
-  readonly lastModified: string;
-  /** The page across versions (its site path without the version folder); null: none. */
-  readonly page: string | null;
-  readonly path: string | null;
-  readonly sections: readonly { anchor: string; heading: string; level: number; offset: number }[];
-}
-
-/** An outbound edge of `read_model.catalog_edges`. */
-export interface CatalogEdge {
-  readonly sourceUid: string;
-  readonly edgeType: string;
-  readonly targetUid: string;
-  /** The edge touches a code sample: it belongs to the samples' index, not the docs'. */
-  readonly sample: boolean;
-}
+/** A catalog node and edge as the search index reads them (the catalog's read model owns them). */
+export type {
+  CatalogIndexEdge as CatalogEdge,
+  CatalogIndexNode as CatalogNode,
+} from '../catalog/read-model/search-reads.js';
 
 const HEADING = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm;
 

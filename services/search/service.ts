@@ -23,7 +23,7 @@ import {
   loadCatalogEdges,
   loadCatalogNodes,
   type NodeKind,
-} from './read-model.js';
+} from '../catalog/read-model/search-reads.js';
 import {
   createHybridRetriever,
   DEFAULT_RETRIEVAL_SETTINGS,
@@ -36,7 +36,7 @@ import {
 } from './retriever.js';
 
 /**
- * The search indexes of the catalog, built from `read_model.catalog_nodes` / `catalog_edges`,
+ * The search indexes of the catalog, built from the catalog's read model (nodes and edges),
  * then kept current from the change feed (changed catalog URIs are re-read, missing ones
  * removed; a resync or a truncated notice reloads everything). Updates are applied one batch
  * at a time, in order; a search sees the indexes between batches.

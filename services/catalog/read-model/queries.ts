@@ -1,15 +1,19 @@
 import type { NodeContent, NodeEdge, NodeSection } from '../content.js';
 import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../content.js';
-import {
-  productInScopeSql,
-  scopeSqlValues,
-  typeInScopeSql,
-  type ReadScope,
-} from '../../access/grants.js';
+import { productInScopeSql, scopeSqlValues, type ReadScope } from '../../access/grants.js';
 import { labelForResourceType, labelsInScope } from '../vocabulary.js';
 import type { Queryable } from '../../database/queryable.js';
 import { getResource } from '../../../projections/resources.js';
 import { catalogNodeUri } from './projection.js';
+import {
+  CATALOG_EDGES,
+  CATALOG_NODES,
+  CATALOG_SOURCES,
+  nodeInScope,
+  scopeValues,
+  type EdgeTableRow,
+  type NodeTableRow,
+} from './tables.js';
 
 /**
  * Typed reads of the catalog read model (never of the node streams). Every read takes the
@@ -42,35 +46,7 @@ export interface CatalogEdgeRow {
   readonly anchor?: string;
 }
 
-interface NodeRow {
-  uid: string;
-  label: string;
-  title: string;
-  summary: string;
-  body: string;
-  product: string | null;
-  monikers: string[];
-  attributes: Record<string, unknown>;
-  source_path: string | null;
-  source: string | null;
-  path: string | null;
-  page: string | null;
-  sections: NodeSection[] | null;
-  content_hash: string;
-  last_modified: Date;
-  revision: string;
-}
-
-interface EdgeRow {
-  source_uid: string;
-  edge_type: string;
-  target_uid: string;
-  ordinal: number;
-  origin: string;
-  anchor: string | null;
-}
-
-const toEdge = (row: EdgeRow): CatalogEdgeRow => ({
+const toEdge = (row: EdgeTableRow): CatalogEdgeRow => ({
   source: row.source_uid,
   type: row.edge_type,
   target: row.target_uid,
@@ -83,35 +59,25 @@ const toEdge = (row: EdgeRow): CatalogEdgeRow => ({
 
 const EDGE_COLUMNS = 'source_uid, edge_type, target_uid, ordinal, origin, anchor';
 
-/** The scope's bind values: catalog labels it may read and products (null: any). */
-const scopeValues = (scope: ReadScope): [string[] | null, string[] | null] => [
-  labelsInScope(scope, 'catalog'),
-  scopeSqlValues(scope).products,
-];
-
-/** The condition that node `alias` is in the scope bound at `$labels`, `$products`. */
-const nodeInScope = (alias: string, labels: number, products: number): string =>
-  `${typeInScopeSql(`${alias}.label`, `$${labels}`)} AND ${productInScopeSql(`${alias}.product`, `$${products}`)}`;
-
 export const getCatalogNode = async (
   db: Queryable,
   scope: ReadScope,
   uid: string,
 ): Promise<CatalogNode | undefined> => {
-  const result = await db.query<NodeRow>(
+  const result = await db.query<NodeTableRow>(
     `SELECT uid, label, title, summary, body, product, monikers, attributes, source_path,
             source, path, page, sections, content_hash, last_modified, revision
-       FROM read_model.catalog_nodes n WHERE uid = $1 AND ${nodeInScope('n', 2, 3)}`,
+       FROM ${CATALOG_NODES} n WHERE uid = $1 AND ${nodeInScope('n', 2, 3)}`,
     [uid, ...scopeValues(scope)],
   );
   const row = result.rows[0];
   if (!row) return undefined;
   // An edge to a node outside the scope is left out; one to no node at all (retired) stays,
   // as the events carried it.
-  const edges = await db.query<EdgeRow>(
-    `SELECT ${EDGE_COLUMNS} FROM read_model.catalog_edges e
+  const edges = await db.query<EdgeTableRow>(
+    `SELECT ${EDGE_COLUMNS} FROM ${CATALOG_EDGES} e
       WHERE source_uid = $1 AND NOT EXISTS (
-        SELECT 1 FROM read_model.catalog_nodes t
+        SELECT 1 FROM ${CATALOG_NODES} t
          WHERE t.uid = e.target_uid AND NOT (${nodeInScope('t', 2, 3)}))`,
     [uid, ...scopeValues(scope)],
   );
@@ -156,9 +122,11 @@ export const getNodeSummaries = async (
   uids: readonly string[],
 ): Promise<Map<string, CatalogNodeSummary>> => {
   if (uids.length === 0) return new Map();
-  const result = await db.query<CatalogNodeSummary>(
+  const result = await db.query<
+    Pick<NodeTableRow, 'uid' | 'label' | 'title' | 'summary' | 'monikers' | 'attributes'>
+  >(
     `SELECT uid, label, title, summary, monikers, attributes
-       FROM read_model.catalog_nodes n WHERE uid = ANY($1::text[]) AND ${nodeInScope('n', 2, 3)}`,
+       FROM ${CATALOG_NODES} n WHERE uid = ANY($1::text[]) AND ${nodeInScope('n', 2, 3)}`,
     [uids, ...scopeValues(scope)],
   );
   return new Map(result.rows.map((row) => [row.uid, row]));
@@ -180,11 +148,11 @@ export const getEdges = async (
 ): Promise<CatalogEdgeRow[]> => {
   if (query.uids.length === 0) return [];
   const column = query.direction === 'out' ? 'e.source_uid' : 'e.target_uid';
-  const result = await db.query<EdgeRow>(
+  const result = await db.query<EdgeTableRow>(
     `SELECT e.source_uid, e.edge_type, e.target_uid, e.ordinal, e.origin, e.anchor
-       FROM read_model.catalog_edges e
-       JOIN read_model.catalog_nodes s ON s.uid = e.source_uid
-       JOIN read_model.catalog_nodes t ON t.uid = e.target_uid
+       FROM ${CATALOG_EDGES} e
+       JOIN ${CATALOG_NODES} s ON s.uid = e.source_uid
+       JOIN ${CATALOG_NODES} t ON t.uid = e.target_uid
       WHERE ${column} = ANY($1::text[]) AND ($2::text[] IS NULL OR e.edge_type = ANY($2::text[]))
         AND ${nodeInScope('s', 3, 4)} AND ${nodeInScope('t', 3, 4)}
       ORDER BY e.source_uid, e.edge_type, e.ordinal, e.target_uid`,
@@ -196,7 +164,7 @@ export const getEdges = async (
 /** Every moniker some node of the scope carries, sorted. */
 export const listMonikersInUse = async (db: Queryable, scope: ReadScope): Promise<string[]> => {
   const result = await db.query<{ moniker: string }>(
-    `SELECT DISTINCT unnest(monikers) AS moniker FROM read_model.catalog_nodes n
+    `SELECT DISTINCT unnest(monikers) AS moniker FROM ${CATALOG_NODES} n
       WHERE ${nodeInScope('n', 1, 2)} ORDER BY 1`,
     scopeValues(scope),
   );
@@ -209,7 +177,7 @@ export const countNodesByLabel = async (
   scope: ReadScope,
 ): Promise<Map<string, number>> => {
   const result = await db.query<{ label: string; count: string }>(
-    `SELECT label, count(*) AS count FROM read_model.catalog_nodes n
+    `SELECT label, count(*) AS count FROM ${CATALOG_NODES} n
       WHERE ${nodeInScope('n', 1, 2)} GROUP BY label`,
     scopeValues(scope),
   );
@@ -240,8 +208,8 @@ export const uidsWithHiddenEdges = async (
 ): Promise<Set<string>> => {
   if (uids.length === 0) return new Set();
   const result = await db.query<{ uid: string }>(
-    `SELECT DISTINCT e.source_uid AS uid FROM read_model.catalog_edges e
-       JOIN read_model.catalog_nodes t ON t.uid = e.target_uid
+    `SELECT DISTINCT e.source_uid AS uid FROM ${CATALOG_EDGES} e
+       JOIN ${CATALOG_NODES} t ON t.uid = e.target_uid
       WHERE e.source_uid = ANY($1::text[]) AND NOT (${nodeInScope('t', 2, 3)})`,
     [uids, ...scopeValues(scope)],
   );
@@ -254,8 +222,8 @@ export const listUidsAndTitles = async (
   scope: ReadScope,
   limit = 20_000,
 ): Promise<{ uid: string; title: string; label: string }[]> => {
-  const result = await db.query<{ uid: string; title: string; label: string }>(
-    `SELECT uid, title, label FROM read_model.catalog_nodes n
+  const result = await db.query<Pick<NodeTableRow, 'uid' | 'title' | 'label'>>(
+    `SELECT uid, title, label FROM ${CATALOG_NODES} n
       WHERE ${nodeInScope('n', 2, 3)} ORDER BY uid LIMIT $1`,
     [limit, ...scopeValues(scope)],
   );
@@ -287,9 +255,14 @@ export const findSitePages = async (
   },
 ): Promise<SitePathNode[]> => {
   if ((by.uids?.length ?? 0) === 0 && (by.paths?.length ?? 0) === 0) return [];
-  const result = await db.query<SitePathNode>(
+  const result = await db.query<
+    Pick<
+      NodeTableRow,
+      'uid' | 'label' | 'title' | 'monikers' | 'source' | 'path' | 'page' | 'sections'
+    >
+  >(
     `SELECT uid, label, title, monikers, source, path, page, sections
-       FROM read_model.catalog_nodes n
+       FROM ${CATALOG_NODES} n
       WHERE (uid = ANY($4::text[]) OR path = ANY($5::text[]) OR page = ANY($5::text[]))
         AND ($1::text[] IS NULL OR source = ANY($1::text[]))
         AND ${nodeInScope('n', 2, 3)}
@@ -304,7 +277,7 @@ export const listSourceSites = async (
   db: Queryable,
 ): Promise<{ name: string; baseUrl: string }[]> => {
   const result = await db.query<{ name: string; base_url: string }>(
-    `SELECT name, base_url FROM read_model.catalog_sources WHERE base_url IS NOT NULL ORDER BY name`,
+    `SELECT name, base_url FROM ${CATALOG_SOURCES} WHERE base_url IS NOT NULL ORDER BY name`,
   );
   return result.rows.map((row) => ({ name: row.name, baseUrl: row.base_url }));
 };
