@@ -7,8 +7,16 @@ import {
   type ProximityParams,
 } from './bm25.js';
 import { normalize, type Embedder } from './embedder.js';
-import { convexCombination, normalizeScores, topK, type Normalization } from './fusion.js';
+import { topK, type Normalization } from './fusion.js';
 import { createDocumentGraph, type DocumentGraph, type GraphEdge } from './graph.js';
+import { fuseScores, toHits, vectorScores } from './retrieval-fusion.js';
+import {
+  expandQuery,
+  indexDocument,
+  lexicalTop,
+  passageCountsOf,
+  type Passages,
+} from './retrieval-lexical.js';
 import { createVectorStore } from './vector-store.js';
 
 /**
@@ -128,10 +136,7 @@ export const DEFAULT_RETRIEVAL_SETTINGS: RetrievalSettings = {
   embedChars: 8000,
 };
 
-const PRUNE_FROM_DOCUMENTS = 1000;
-
-/** RM3 as Anserini sets it by default (Lavrenko & Croft 2001): 10 documents, 10 terms, λ 0.5. */
-export const RM3_DEFAULTS = { documents: 10, terms: 10, originalWeight: 0.5 } as const;
+export { RM3_DEFAULTS } from './retrieval-lexical.js';
 
 export interface SearchComponents {
   readonly bm25?: boolean;
@@ -214,14 +219,33 @@ export interface RetrieverOptions {
   readonly analyze?: Analyzer;
 }
 
-interface Passages {
-  readonly field: string;
-  readonly starts: Int32Array;
-}
-
 /** Documents indexed between two yields to the event loop during a rebuild (~20 ms). */
 const BUILD_SLICE = 128;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Which components a query uses: its own choice, else the settings'. */
+const componentsOf = (query: RetrievalQuery, settings: RetrievalSettings) => ({
+  bm25: query.components?.bm25 ?? true,
+  feedback: query.components?.feedback ?? settings.feedback !== undefined,
+  vector: query.components?.vector ?? true,
+  vectorFeedback: query.components?.vectorFeedback ?? settings.vectorFeedback !== undefined,
+  graph: query.components?.graph ?? true,
+});
+
+/** A query's terms with their counts, and its adjacent pairs of distinct terms. */
+const queryTerms = (
+  sequence: readonly string[],
+): { terms: Map<string, number>; pairs: [string, string][] } => {
+  const terms = new Map<string, number>();
+  for (const term of sequence) terms.set(term, (terms.get(term) ?? 0) + 1);
+  const pairs: [string, string][] = [];
+  for (let i = 1; i < sequence.length; i += 1) {
+    const first = sequence[i - 1] as string;
+    const second = sequence[i] as string;
+    if (first !== second) pairs.push([first, second]);
+  }
+  return { terms, pairs };
+};
 
 export const createHybridRetriever = (options: RetrieverOptions): HybridRetriever => {
   const settings = options.settings ?? DEFAULT_RETRIEVAL_SETTINGS;
@@ -258,70 +282,12 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       .filter((text) => text.length > 0)
       .join('\n')
       .slice(0, settings.embedChars);
-
-  /**
-   * BM25 with Elasticsearch's common-terms split: query terms found in more than
-   * `commonTermCutoff` of the documents do not select candidates (when all are common, the
-   * rarest one does); they are scored (same formula as the index) only on the documents the
-   * selecting terms found. Documents matching common terms alone are dropped (they would rank
-   * low anyway); every score that remains is exact, and a term in most of the corpus no longer
-   * costs a result per document.
-   */
-  const lexicalTop = (
-    terms: ReadonlyMap<string, number>,
-    depth: number,
-    filter: ((id: string) => boolean) | undefined,
-    all: boolean,
-    pairs: readonly (readonly [string, string])[] = [],
-  ): [string, number][] => {
-    const bm25 = lexicalIndex;
-    const n = bm25.size;
-    // A small corpus is cheap to score in full.
-    if (n < PRUNE_FROM_DOCUMENTS) return bm25.top(terms, { limit: depth, filter, pairs, all });
-    const limit = settings.commonTermCutoff * n;
-    const rare = new Map<string, number>();
-    const common: [string, number][] = [];
-    for (const [term, weight] of terms) {
-      if (bm25.documentFrequency(term) <= limit) rare.set(term, weight);
-      else common.push([term, weight]);
-    }
-    if (common.length === 0) return bm25.top(terms, { limit: depth, filter, pairs, all });
-    if (rare.size === 0) {
-      // Every term is common: the rarest one selects the candidates.
-      common.sort((x, y) => bm25.documentFrequency(x[0]) - bm25.documentFrequency(y[0]));
-      const [rarest] = common.splice(0, 1);
-      if (rarest) rare.set(rarest[0], rarest[1]);
-    }
-    // Pairs of two common terms still count: skipping them lost 0.0065 nDCG@10 on cisi.
-    return bm25.top(rare, { limit: depth, filter, scoreOnly: new Map(common), pairs, all });
-  };
-
   const index = (
     target: Bm25Index,
     targetPassages: Map<string, Passages>,
     document: RetrievalDocument,
   ): void => {
-    const analyzed: Record<string, string[]> = {};
-    targetPassages.delete(document.id);
-    for (const name of fieldNames) {
-      const text = document.fields[name] ?? '';
-      if (document.passages?.field !== name) {
-        analyzed[name] = analyze(text);
-        continue;
-      }
-      // Passage by passage (a word never spans a start), so their term counts are known.
-      const offsets = [...document.passages.offsets, text.length];
-      const terms: string[] = [];
-      const starts = new Int32Array(offsets.length);
-      for (let i = 0; i + 1 < offsets.length; i += 1) {
-        starts[i] = terms.length;
-        for (const term of analyze(text.slice(offsets[i], offsets[i + 1]))) terms.push(term);
-      }
-      starts[offsets.length - 1] = terms.length;
-      analyzed[name] = terms;
-      targetPassages.set(document.id, { field: name, starts });
-    }
-    target.set(document.id, analyzed, document.secondary === true);
+    indexDocument(analyze, fieldNames, target, targetPassages, document);
   };
 
   const storeVectors = (
@@ -336,67 +302,56 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     });
   };
 
-  /** RM3: the original query interpolated with a relevance model of the top documents. */
-  const expand = (
-    query: Map<string, number>,
-    first: readonly [string, number][],
-  ): Map<string, number> => {
-    const feedback = settings.feedback ?? RM3_DEFAULTS;
-    const top = first.slice(0, feedback.documents);
-    const total = top.reduce((sum, [, score]) => sum + score, 0);
-    if (top.length === 0 || total <= 0) return query;
-    const model = new Map<string, number>();
-    for (const [id, score] of top) {
-      const entry = lexicalIndex.termCounts(id);
-      if (!entry || entry.length === 0) continue;
-      for (const [term, count] of entry.counts) {
-        model.set(term, (model.get(term) ?? 0) + (score / total) * (count / entry.length));
-      }
-    }
-    const expansion = topK(model, feedback.terms);
-    const expansionTotal = expansion.reduce((sum, [, weight]) => sum + weight, 0);
-    const queryTotal = [...query.values()].reduce((sum, weight) => sum + weight, 0);
-    const expanded = new Map<string, number>();
-    for (const [term, weight] of query) {
-      expanded.set(term, (feedback.originalWeight * weight) / queryTotal);
-    }
-    for (const [term, weight] of expansion) {
-      expanded.set(
-        term,
-        (expanded.get(term) ?? 0) + ((1 - feedback.originalWeight) * weight) / expansionTotal,
-      );
-    }
-    return expanded;
-  };
+  const search = async (query: RetrievalQuery): Promise<RetrievalHit[]> => {
+    const use = componentsOf(query, settings);
+    const depth = Math.max(settings.depth, query.limit);
+    const all = query.all === true;
+    const accept = (id: string): boolean =>
+      lexicalIndex.has(id) &&
+      (all || !secondaryIds.has(id)) &&
+      (query.filter ? query.filter(id) : true);
+    const { terms, pairs } = queryTerms(analyze(query.text));
 
-  const vectorScores = async (
-    text: string,
-    accept: ((id: string) => boolean) | undefined,
-    depth: number,
-    feedback: readonly [string, number][],
-    all: boolean,
-  ): Promise<Map<string, number>> => {
-    const [raw] = await embedder.embed([text], 'query');
-    if (!raw) return new Map();
-    const query = normalize(Float32Array.from(raw));
-    const rocchio = settings.vectorFeedback;
-    if (rocchio && rocchio.weight > 0 && feedback.length > 0) {
-      const best = feedback[0]?.[1] ?? 0;
-      const centroid = new Float32Array(query.length);
-      for (const [id, score] of feedback.slice(0, rocchio.documents)) {
-        if (best > 0) vectors.addTo(centroid, id, score / best);
+    // The lexical list: its top `depth` documents (raw BM25 scores of the others are not
+    // kept, as the vector list keeps only its top).
+    let lexicalList: [string, number][] = [];
+    if (use.bm25 && terms.size > 0) {
+      const filter = query.filter ? accept : undefined;
+      const cutoff = settings.commonTermCutoff;
+      lexicalList = lexicalTop(lexicalIndex, cutoff, terms, depth, filter, all, pairs);
+      if (use.feedback) {
+        const expanded = expandQuery(lexicalIndex, settings, terms, lexicalList);
+        lexicalList = lexicalTop(lexicalIndex, cutoff, expanded, depth, filter, all);
       }
-      normalize(centroid);
-      for (let i = 0; i < query.length; i += 1) {
-        query[i] = (query[i] ?? 0) + rocchio.weight * (centroid[i] ?? 0);
-      }
-      normalize(query);
     }
-    return vectors.scan(query, accept, depth, all);
+    const semanticTop =
+      use.vector && vectors.size > 0 && terms.size > 0
+        ? topK(
+            await vectorScores(embedder, vectors, settings, {
+              text: query.text,
+              accept: query.filter,
+              depth,
+              feedback: use.bm25 && use.vectorFeedback ? lexicalList : [],
+              all,
+            }),
+            depth,
+          )
+        : [];
+    const scores = fuseScores(
+      settings,
+      {
+        lexical: new Map(lexicalList),
+        semantic: new Map(semanticTop),
+        useBm25: use.bm25,
+        useVector: use.vector,
+        useGraph: use.graph,
+      },
+      vectors,
+      graph,
+      accept,
+    );
+    return toHits(scores, lexicalList, semanticTop, query.limit, depth);
   };
-
-  const rankOf = (list: readonly [string, number][]): Map<string, number> =>
-    new Map(list.map(([id], index) => [id, index + 1]));
 
   return {
     get size() {
@@ -471,22 +426,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     lexicalStats: () => lexicalIndex.stats(),
     passageCounts: (id, terms) => {
       const known = passages.get(id);
-      if (!known) return undefined;
-      const { starts } = known;
-      const counts = Array.from({ length: starts.length - 1 }, () => new Map<string, number>());
-      for (const term of new Set(terms)) {
-        let passage = 0;
-        for (const offset of lexicalIndex.offsets(id, term, known.field)) {
-          // Offsets ascend, so the passage only moves forward.
-          while (passage + 2 < starts.length && (starts[passage + 1] as number) <= offset) {
-            passage += 1;
-          }
-          const count = counts[passage] as Map<string, number>;
-          count.set(term, (count.get(term) ?? 0) + 1);
-        }
-      }
-      const lengths = counts.map((_, i) => (starts[i + 1] as number) - (starts[i] as number));
-      return { counts, lengths };
+      return known ? passageCountsOf(lexicalIndex, known, id, terms) : undefined;
     },
     drift: () => (lexicalIndex.size === 0 ? 0 : changedSinceBuild / lexicalIndex.size),
     termWeights: (text) => {
@@ -499,133 +439,6 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       return weights;
     },
     analyze: (text) => analyze(text),
-    search: async (query) => {
-      const use = {
-        bm25: query.components?.bm25 ?? true,
-        feedback: query.components?.feedback ?? settings.feedback !== undefined,
-        vector: query.components?.vector ?? true,
-        vectorFeedback: query.components?.vectorFeedback ?? settings.vectorFeedback !== undefined,
-        graph: query.components?.graph ?? true,
-      };
-      const depth = Math.max(settings.depth, query.limit);
-      const all = query.all === true;
-      const accept = (id: string): boolean =>
-        lexicalIndex.has(id) &&
-        (all || !secondaryIds.has(id)) &&
-        (query.filter ? query.filter(id) : true);
-      const sequence = analyze(query.text);
-      const terms = new Map<string, number>();
-      for (const term of sequence) terms.set(term, (terms.get(term) ?? 0) + 1);
-      const pairs: [string, string][] = [];
-      for (let i = 1; i < sequence.length; i += 1) {
-        const first = sequence[i - 1] as string;
-        const second = sequence[i] as string;
-        if (first !== second) pairs.push([first, second]);
-      }
-
-      // The lexical list: its top `depth` documents (raw BM25 scores of the others are not
-      // kept, as the vector list keeps only its top).
-      let lexicalList: [string, number][] = [];
-      if (use.bm25 && terms.size > 0) {
-        const filter = query.filter ? accept : undefined;
-        lexicalList = lexicalTop(terms, depth, filter, all, pairs);
-        if (use.feedback) lexicalList = lexicalTop(expand(terms, lexicalList), depth, filter, all);
-      }
-      const lexical = new Map(lexicalList);
-      const semanticTop =
-        use.vector && vectors.size > 0 && terms.size > 0
-          ? topK(
-              await vectorScores(
-                query.text,
-                query.filter,
-                depth,
-                use.bm25 && use.vectorFeedback ? lexicalList : [],
-                all,
-              ),
-              depth,
-            )
-          : [];
-
-      // Scaled by its maximum afterwards, so the graph weights below mean the same whatever
-      // the normalisation.
-      const text = normalizeScores(
-        convexCombination([
-          {
-            scores: normalizeScores(lexical, settings.normalization.bm25),
-            weight: use.bm25 ? settings.weights.bm25 : 0,
-          },
-          {
-            scores: normalizeScores(new Map(semanticTop), settings.normalization.vector),
-            weight: use.vector ? settings.weights.vector : 0,
-          },
-        ]),
-        'max',
-      );
-      const fused = new Map(text);
-      let graphScores = new Map<string, number>();
-      if (use.graph && text.size > 0) {
-        const textTop = topK(text, settings.graphSeeds);
-        if (settings.smoothing > 0 && vectors.size > 0) {
-          for (const [id, score] of textTop) {
-            let weighted = 0;
-            let total = 0;
-            for (const [other, otherScore] of textTop) {
-              if (other === id) continue;
-              const similarity = vectors.similarity(id, other);
-              if (similarity <= 0) continue;
-              weighted += similarity * otherScore;
-              total += similarity;
-            }
-            if (total > 0) {
-              fused.set(
-                id,
-                (1 - settings.smoothing) * score + (settings.smoothing * weighted) / total,
-              );
-            }
-          }
-        }
-        if (graph.edgeCount > 0) {
-          const best = textTop[0]?.[1] ?? 1;
-          const seeds = new Map(textTop.map(([id, score]) => [id, score / best]));
-          const proximity = normalizeScores(graph.proximity(seeds, accept), 'max');
-          const centrality = graph.centrality();
-          // Centrality only reorders documents the text found; proximity may add new ones.
-          graphScores = new Map(proximity);
-          for (const id of text.keys()) {
-            const prior = centrality.get(id);
-            if (prior === undefined) continue;
-            graphScores.set(
-              id,
-              (1 - settings.centralityShare) * (graphScores.get(id) ?? 0) +
-                settings.centralityShare * prior,
-            );
-          }
-          for (const [id, score] of graphScores) {
-            fused.set(id, (fused.get(id) ?? 0) + settings.weights.graph * score);
-          }
-        }
-      }
-      const top = topK(fused, query.limit);
-      const lexicalRanks = rankOf(lexicalList);
-      const semanticRanks = rankOf(semanticTop);
-      const semantic = new Map(semanticTop);
-      const graphRanks =
-        graphScores.size > 0 ? rankOf(topK(graphScores, depth)) : new Map<string, number>();
-      return top.map(([id, score], index) => ({
-        id,
-        scores: {
-          bm25: lexical.get(id) ?? 0,
-          vector: semantic.get(id) ?? 0,
-          graph: score - (text.get(id) ?? 0),
-          fused: score,
-        },
-        ranks: {
-          bm25: lexicalRanks.get(id) ?? null,
-          vector: semanticRanks.get(id) ?? null,
-          graph: graphRanks.get(id) ?? null,
-          fused: index + 1,
-        },
-      }));
-    },
+    search,
   };
 };
