@@ -7,16 +7,10 @@ import {
   type ProximityParams,
 } from './bm25.js';
 import { normalize, type Embedder } from './embedder.js';
-import { topK, type Normalization } from './fusion.js';
+import type { Normalization } from './fusion.js';
 import { createDocumentGraph, type DocumentGraph, type GraphEdge } from './graph.js';
-import { fuseScores, toHits, vectorScores } from './retrieval-fusion.js';
-import {
-  expandQuery,
-  indexDocument,
-  lexicalTop,
-  passageCountsOf,
-  type Passages,
-} from './retrieval-lexical.js';
+import { indexDocument, passageCountsOf, type Passages } from './retrieval-lexical.js';
+import { searchHybrid, type SearchParts } from './retrieval-search.js';
 import { createVectorStore } from './vector-store.js';
 
 /**
@@ -223,30 +217,6 @@ export interface RetrieverOptions {
 const BUILD_SLICE = 128;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Which components a query uses: its own choice, else the settings'. */
-const componentsOf = (query: RetrievalQuery, settings: RetrievalSettings) => ({
-  bm25: query.components?.bm25 ?? true,
-  feedback: query.components?.feedback ?? settings.feedback !== undefined,
-  vector: query.components?.vector ?? true,
-  vectorFeedback: query.components?.vectorFeedback ?? settings.vectorFeedback !== undefined,
-  graph: query.components?.graph ?? true,
-});
-
-/** A query's terms with their counts, and its adjacent pairs of distinct terms. */
-const queryTerms = (
-  sequence: readonly string[],
-): { terms: Map<string, number>; pairs: [string, string][] } => {
-  const terms = new Map<string, number>();
-  for (const term of sequence) terms.set(term, (terms.get(term) ?? 0) + 1);
-  const pairs: [string, string][] = [];
-  for (let i = 1; i < sequence.length; i += 1) {
-    const first = sequence[i - 1] as string;
-    const second = sequence[i] as string;
-    if (first !== second) pairs.push([first, second]);
-  }
-  return { terms, pairs };
-};
-
 export const createHybridRetriever = (options: RetrieverOptions): HybridRetriever => {
   const settings = options.settings ?? DEFAULT_RETRIEVAL_SETTINGS;
   const analyze = options.analyze ?? createAnalyzer();
@@ -282,13 +252,6 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       .filter((text) => text.length > 0)
       .join('\n')
       .slice(0, settings.embedChars);
-  const index = (
-    target: Bm25Index,
-    targetPassages: Map<string, Passages>,
-    document: RetrievalDocument,
-  ): void => {
-    indexDocument(analyze, fieldNames, target, targetPassages, document);
-  };
 
   const storeVectors = (
     documents: readonly RetrievalDocument[],
@@ -302,55 +265,14 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     });
   };
 
-  const search = async (query: RetrievalQuery): Promise<RetrievalHit[]> => {
-    const use = componentsOf(query, settings);
-    const depth = Math.max(settings.depth, query.limit);
-    const all = query.all === true;
-    const accept = (id: string): boolean =>
-      lexicalIndex.has(id) &&
-      (all || !secondaryIds.has(id)) &&
-      (query.filter ? query.filter(id) : true);
-    const { terms, pairs } = queryTerms(analyze(query.text));
-
-    // The lexical list: its top `depth` documents (raw BM25 scores of the others are not
-    // kept, as the vector list keeps only its top).
-    let lexicalList: [string, number][] = [];
-    if (use.bm25 && terms.size > 0) {
-      const filter = query.filter ? accept : undefined;
-      const cutoff = settings.commonTermCutoff;
-      lexicalList = lexicalTop(lexicalIndex, cutoff, terms, depth, filter, all, pairs);
-      if (use.feedback) {
-        const expanded = expandQuery(lexicalIndex, settings, terms, lexicalList);
-        lexicalList = lexicalTop(lexicalIndex, cutoff, expanded, depth, filter, all);
-      }
-    }
-    const semanticTop =
-      use.vector && vectors.size > 0 && terms.size > 0
-        ? topK(
-            await vectorScores(embedder, vectors, settings, {
-              text: query.text,
-              accept: query.filter,
-              depth,
-              feedback: use.bm25 && use.vectorFeedback ? lexicalList : [],
-              all,
-            }),
-            depth,
-          )
-        : [];
-    const scores = fuseScores(
-      settings,
-      {
-        lexical: new Map(lexicalList),
-        semantic: new Map(semanticTop),
-        useBm25: use.bm25,
-        useVector: use.vector,
-        useGraph: use.graph,
-      },
-      vectors,
-      graph,
-      accept,
-    );
-    return toHits(scores, lexicalList, semanticTop, query.limit, depth);
+  const parts: SearchParts = {
+    settings,
+    analyze,
+    embedder,
+    vectors,
+    lexical: () => lexicalIndex,
+    graph: () => graph,
+    isSecondary: (id) => secondaryIds.has(id),
   };
 
   return {
@@ -378,7 +300,7 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       const next = createLexical();
       const nextPassages = new Map<string, Passages>();
       for (let i = 0; i < documents.length; i += 1) {
-        index(next, nextPassages, documents[i] as RetrievalDocument);
+        indexDocument(analyze, fieldNames, next, nextPassages, documents[i] as RetrievalDocument);
         if (i % BUILD_SLICE === BUILD_SLICE - 1) await yieldToEventLoop();
       }
       next.commit();
@@ -395,7 +317,9 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
     },
     upsert: async (documents, edges) => {
       const embedded = await embedder.embed(documents.map(embedText), 'document');
-      for (const document of documents) index(lexicalIndex, passages, document);
+      for (const document of documents) {
+        indexDocument(analyze, fieldNames, lexicalIndex, passages, document);
+      }
       graph.replaceOutbound(
         documents.map((document) => document.id),
         edges,
@@ -439,6 +363,6 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       return weights;
     },
     analyze: (text) => analyze(text),
-    search,
+    search: (query) => searchHybrid(parts, query),
   };
 };
