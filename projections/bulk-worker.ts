@@ -26,7 +26,7 @@ export type BulkWorkerMessage =
 const run = async (data: BulkWorkerData): Promise<void> => {
   const port = parentPort;
   if (!port) throw new Error('bulk-worker runs as a worker thread');
-  const exported: Record<string, unknown> = await import(data.moduleUrl);
+  const exported = (await import(data.moduleUrl)) as Record<string, unknown>;
   const projection = Object.values(exported).find(
     (value): value is Projection =>
       typeof value === 'object' && value !== null && (value as Projection).name === data.projection,

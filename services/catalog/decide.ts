@@ -25,13 +25,20 @@ export const initialNodeState = (uid: string): NodeState => ({
   contentHash: null,
 });
 
-export const evolveNode = (state: NodeState, event: NodeEvent): NodeState => ({
-  uid: state.uid,
-  revision: state.revision === null ? 0n : state.revision + 1n,
-  live: event.type !== 'NodeRetired',
-  content: event.data.content,
-  contentHash: event.data.contentHash,
-});
+/** Exhaustive over the node events: a new type does not compile until it is folded here. */
+export const evolveNode = (state: NodeState, event: NodeEvent): NodeState => {
+  const revision = state.revision === null ? 0n : state.revision + 1n;
+  const { content, contentHash } = event.data;
+  switch (event.type) {
+    case 'NodePublished':
+    case 'NodeRevised':
+      return { uid: state.uid, revision, live: true, content, contentHash };
+    case 'NodeRetired':
+      return { uid: state.uid, revision, live: false, content, contentHash };
+    default:
+      return event satisfies never;
+  }
+};
 
 export type NodeCommand =
   | { readonly type: 'PublishNode'; readonly content: NodeContent }

@@ -1,3 +1,4 @@
+import { evolveNode, initialNodeState } from '../decide.js';
 import type { MigrationSet } from '../../database/migrate.js';
 import type { NodeContent } from '../content.js';
 import { NODE_EVENT_TYPES, NODE_STREAM_PREFIX, nodeStreamId, parseNodeEvent } from '../events.js';
@@ -63,10 +64,12 @@ const apply = async (
         `${recorded.type} names node ${event.data.uid} but is stored on stream ${recorded.streamId}`,
       );
     }
+    // Each event carries the node's whole content, so the slice's fold of it alone is the node.
+    const folded = evolveNode(initialNodeState(event.data.uid), event);
     after.set(event.data.uid, {
       content: event.data.content,
       contentHash: event.data.contentHash,
-      live: event.type !== 'NodeRetired',
+      live: folded.live,
       at: recorded.metadata.at,
       revision: recorded.revision,
       position: recorded.position,
@@ -202,9 +205,14 @@ const applySourceEvents = async (
 ): Promise<void> => {
   for (const recorded of events) {
     const event = parseSourceEvent(recorded.type, recorded.data);
-    if (event.type === 'SourceRemoved') {
-      await tx.query('DELETE FROM catalog_sources WHERE name = $1', [event.data.source]);
-      continue;
+    switch (event.type) {
+      case 'SourceRemoved':
+        await tx.query('DELETE FROM catalog_sources WHERE name = $1', [event.data.source]);
+        continue;
+      case 'SourceIngested':
+        break;
+      default:
+        event satisfies never;
     }
     const d = event.data;
     await tx.query(
