@@ -3,30 +3,20 @@
  * own validation messages and grants, resources/list our cursor pagination; logging/setLevel
  * and notifications/message stay served on 2025-11-25 while that revision is supported. */
 import type { Server } from '@modelcontextprotocol/server';
-import type { ChangeSignal } from '../../projections/change-feed.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { Caller, ToolDefinition } from '../registry.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { GatewayServices } from '../services.js';
-import { readScopeOf, type ReadScope } from '../../services/access/grants.js';
+import { readScopeOf } from '../../services/access/grants.js';
 import { indexExtension, type GatewayExtension } from './extension.js';
+import { followChanges } from './follow.js';
+import { serveTools, servePrompts, serveResources, type Connection } from './handlers.js';
 import { SERVER_ICON } from './icons.js';
-import { spaced } from './spacing.js';
 import { serverInstructions } from './instructions.js';
-import { getPrompt, listPrompts, PROMPT_NAMES } from './prompts.js';
-import { GatewayServer, invalidParams } from './protocol.js';
-import {
-  assertUri,
-  completeTemplateVariable,
-  listResourcesPage,
-  parseResourceUri,
-  readResource,
-  resourceListEntry,
-  resourceTemplates,
-  subscriptionProblem,
-} from './resources.js';
-import { ConnectionSubscriptions, modernDeliveryFor, scopeDelivery } from './subscriptions.js';
-import { callTool, prepareTools, toolListEntry, type PreparedTool } from './tools.js';
+import { PROMPT_NAMES } from './prompts.js';
+import { GatewayServer } from './protocol.js';
+import { subscriptionProblem } from './resources.js';
+import { prepareTools, toolListEntry, type PreparedTool } from './tools.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -63,18 +53,13 @@ export interface McpGateway {
 }
 
 const SERVER_NAME = 'cogitave-core';
-/** At most one `notifications/resources/list_changed` per session in this window. */
-const LIST_CHANGED_SPACING_MS = 100;
 
 /**
- * These lists answer in one page, so no cursor can be valid: a client passing one is told so
- * (-32602) rather than silently given the first page again.
+ * The gateway: the registry's tools prepared once, and a server per caller (per connection on
+ * 2025-11-25 and stdio, per request on 2026-07-28 over HTTP) whose handlers (handlers.ts)
+ * answer within that caller's grants; a connection-scoped server follows the change feed
+ * itself (follow.ts).
  */
-const refuseCursor = (method: string, cursor: string | undefined): void => {
-  if (cursor !== undefined)
-    throw invalidParams(`Invalid cursor: ${method} answers in one page; call it without a cursor`);
-};
-
 export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const { services, logger } = options;
   const tools = prepareTools(options.tools);
@@ -82,8 +67,6 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const toolList = [...[...tools.values()].map(toolListEntry), ...extension.toolEntries];
 
   const createServer = (caller: Caller, serverOptions: CreateServerOptions): Server => {
-    // Resources are reads: the access decision for them is the caller's read scope.
-    const scope = readScopeOf(caller.grants);
     const server = new GatewayServer(
       {
         name: SERVER_NAME,
@@ -108,154 +91,23 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
         onNotification: (method) => options.metrics?.notificationSent(method),
       },
     );
-
-    server.setRequestHandler('tools/list', (request) => {
-      refuseCursor('tools/list', request.params?.cursor);
-      return { tools: toolList };
-    });
-
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const tool = tools.get(request.params.name);
-      const extra = tool ? undefined : extension.tools.get(request.params.name);
-      if (extra)
-        return extra.call(request.params.arguments, { caller, era: serverOptions.era, ctx });
-      // An unknown tool is a protocol error (-32602) on both revisions, not a tool result.
-      if (!tool) {
-        throw invalidParams(
-          `Unknown tool "${request.params.name}"; call tools/list for the ${String(tools.size)} tools available`,
-        );
-      }
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      return callTool(tool, request.params.arguments, {
-        services,
-        caller,
-        logger,
-        signal: ctx.mcpReq.signal,
-        metrics: options.metrics,
-        progress: async (progress, total, message) => {
-          if (progressToken === undefined) return;
-          await ctx.mcpReq.notify({
-            method: 'notifications/progress',
-            params: {
-              progressToken,
-              progress,
-              ...(total !== undefined ? { total } : {}),
-              ...(message !== undefined ? { message } : {}),
-            },
-          });
-        },
-        log: (level, data) =>
-          serverOptions.era === 'legacy'
-            ? ctx.mcpReq.log(level, data, SERVER_NAME)
-            : Promise.resolve(),
-      });
-    });
-
-    server.setRequestHandler('resources/list', async (request) => {
-      const page = await listResourcesPage(services.resources, scope, {
-        cursor: request.params?.cursor,
-        _meta: request.params?._meta,
-      });
-      const first = request.params?.cursor === undefined ? extension.resources : [];
-      return {
-        resources: [...page.entries.map(resourceListEntry), ...first],
-        ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
-      };
-    });
-
-    server.setRequestHandler('resources/templates/list', (request) => {
-      refuseCursor('resources/templates/list', request.params?.cursor);
-      return { resourceTemplates: [...resourceTemplates(scope), ...extension.resourceTemplates] };
-    });
-
-    server.setRequestHandler('resources/read', async (request, ctx) => {
-      const extra = extension.read?.(request.params.uri, { caller, era: serverOptions.era, ctx });
-      if (extra) return extra;
-      // A resource read sees the caller's own writes, as a read tool does (runTool).
-      await services.readYourWrites.caughtUp(caller.actor);
-      return readResource(services.resources, scope, caller.actor, request.params.uri);
-    });
-
-    server.setRequestHandler('prompts/list', (request) => {
-      refuseCursor('prompts/list', request.params?.cursor);
-      const { prompts } = listPrompts();
-      return { prompts: [...prompts, ...extension.promptEntries] };
-    });
-    server.setRequestHandler('prompts/get', (request, ctx) => {
-      const extra = extension.prompts.get(request.params.name);
-      if (extra)
-        return extra.get(request.params.arguments, { caller, era: serverOptions.era, ctx });
-      return getPrompt(request.params.name, request.params.arguments);
-    });
-
-    server.setRequestHandler('completion/complete', async (request) => {
-      const { ref, argument, context } = request.params;
-      if (ref.type !== 'ref/resource') return { completion: { values: [] } };
-      const completion = await completeTemplateVariable(
-        services.resources,
-        scope,
-        ref.uri,
-        argument.name,
-        argument.value,
-        context?.arguments,
-      );
-      return { completion };
-    });
-
-    if (serverOptions.follow === true) follow(server, caller, scope, serverOptions.era);
+    const connection: Connection = {
+      tools,
+      toolList,
+      extension,
+      services,
+      logger,
+      metrics: options.metrics,
+      serverName: SERVER_NAME,
+      caller,
+      scope: readScopeOf(caller.grants),
+      era: serverOptions.era,
+    };
+    serveTools(server, connection);
+    serveResources(server, connection);
+    servePrompts(server, connection);
+    if (serverOptions.follow === true) followChanges(server, connection);
     return server;
-  };
-
-  /** Connection-scoped servers push the change feed's notices themselves. */
-  const follow = (server: Server, caller: Caller, scope: ReadScope, era: Era): void => {
-    const subscriptions = new ConnectionSubscriptions();
-    if (era === 'legacy') {
-      const subscribeUri = (uri: string): void => {
-        assertUri(uri);
-        // Another scheme names nothing of ours: accepted, and never notified.
-        if (!uri.startsWith('cogitave:')) return;
-        if (!parseResourceUri(uri))
-          throw invalidParams(
-            `Cannot subscribe to ${uri}: use cogitave://{type}/{id} or a collection cogitave://{type}/`,
-          );
-        const problem = subscriptionProblem(scope, caller.actor, uri);
-        if (problem !== undefined) throw invalidParams(`Cannot subscribe: ${problem}`);
-        subscriptions.add(uri);
-      };
-      server.setRequestHandler('resources/subscribe', (request) => {
-        subscribeUri(request.params.uri);
-        return {};
-      });
-      server.setRequestHandler('resources/unsubscribe', (request) => {
-        subscriptions.remove(request.params.uri);
-        return {};
-      });
-    }
-    const notDelivered = (error: unknown): void => {
-      logger.debug({ err: error }, 'change notification not delivered');
-    };
-    // "The list changed" carries nothing but the fact: one per window says all a burst says.
-    const listChanged = spaced(LIST_CHANGED_SPACING_MS, () => {
-      server.sendResourceListChanged().catch(notDelivered);
-    });
-    const deliver = async (signal: ChangeSignal): Promise<void> => {
-      const delivery = scopeDelivery(
-        scope,
-        signal,
-        era === 'legacy' ? subscriptions.deliveryFor(signal) : modernDeliveryFor(signal),
-      );
-      for (const uri of delivery.updated) await server.sendResourceUpdated({ uri });
-      if (delivery.listChanged) listChanged.request();
-    };
-    const stop = services.changes.onChange((signal) => {
-      deliver(signal).catch(notDelivered);
-    });
-    const previous = server.onclose;
-    server.onclose = () => {
-      stop();
-      listChanged.stop();
-      previous?.();
-    };
   };
 
   const inputSchemas = new Map(toolList.map((entry) => [entry.name, entry.inputSchema]));

@@ -5,9 +5,15 @@ import { isPosition } from '../../../services/event-store/position.js';
 import type { Position, RecordedEvent } from '../../../services/event-store/types.js';
 import { InvalidArgument } from '../../../services/runtime/errors.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
-import { html, layout, time } from '../html.js';
+import { html, layout } from '../html.js';
 import { pagination } from './requests.js';
 import { pageSize, type ConsoleRequest } from '../http.js';
+import {
+  integritySection,
+  logSection,
+  readModelsSection,
+  type AuditLogFilters,
+} from './audit-sections.js';
 
 /**
  * Audit: the last verification and published digest, the event log newest first (filtered by
@@ -36,6 +42,61 @@ const ACTOR_SCAN = 1000;
 const optional = (value: string | null): string | undefined =>
   value === null || value.trim() === '' ? undefined : value.trim();
 
+/** The page's query: the log's filters, where to start and how many to show. */
+interface AuditQuery extends AuditLogFilters {
+  readonly before: Position | undefined;
+  readonly limit: number;
+}
+
+const auditQuery = (query: URLSearchParams): AuditQuery => {
+  const before = optional(query.get('before'));
+  if (before !== undefined && !isPosition(before))
+    throw new InvalidArgument(
+      'before must be a log position as the event log shows it (0000000000000001-0000000000000002).',
+    );
+  return {
+    stream: optional(query.get('stream')),
+    type: optional(query.get('type')),
+    actor: optional(query.get('actor')),
+    before,
+    limit: pageSize(query.get('limit'), EVENTS_SHOWN),
+  };
+};
+
+/** The page's own address with these filters, from `from` down (the newest page: none). */
+const logHref = (query: AuditQuery, from: string | undefined): string => {
+  const params = new URLSearchParams();
+  if (query.stream !== undefined) params.set('stream', query.stream);
+  if (query.type !== undefined) params.set('type', query.type);
+  if (query.actor !== undefined) params.set('actor', query.actor);
+  if (query.limit !== EVENTS_SHOWN) params.set('limit', String(query.limit));
+  if (from !== undefined) params.set('before', from);
+  const text = params.toString();
+  return `/console/audit${text === '' ? '' : `?${text}`}#log`;
+};
+
+/** The events shown, and the position the next (older) page starts below, if any. */
+const readLog = async (
+  sources: AuditSources,
+  query: AuditQuery,
+): Promise<{ shown: readonly RecordedEvent[]; olderFrom: string | undefined }> => {
+  const { stream, type, actor, before, limit } = query;
+  const scan = actor === undefined ? limit : ACTOR_SCAN;
+  const events = await sources.events({ streamPrefix: stream, type, before, limit: scan });
+  const matching =
+    actor === undefined ? events : events.filter((event) => event.metadata.actor === actor);
+  const shown = matching.slice(0, limit);
+  // Keyset: the next page starts below the last event shown (or, when one actor's events were
+  // too few in the scanned window, below the window).
+  const olderFrom =
+    shown.length === limit
+      ? shown.at(-1)?.position
+      : events.length === scan
+        ? events.at(-1)?.position
+        : undefined;
+  return { shown, olderFrom };
+};
+
 export const renderAudit = async (
   request: ConsoleRequest,
   sources: AuditSources | undefined,
@@ -50,165 +111,25 @@ export const renderAudit = async (
     );
   }
   if (!sources) throw new CogitaveError('UNAVAILABLE', 'This process serves no audit data.');
-  const stream = optional(request.query.get('stream'));
-  const type = optional(request.query.get('type'));
-  const actor = optional(request.query.get('actor'));
-  const before = optional(request.query.get('before'));
-  if (before !== undefined && !isPosition(before))
-    throw new InvalidArgument(
-      'before must be a log position as the event log shows it (0000000000000001-0000000000000002).',
-    );
-  const limit = pageSize(request.query.get('limit'), EVENTS_SHOWN);
-  const scan = actor === undefined ? limit : ACTOR_SCAN;
-  const [status, events] = await Promise.all([
+  const query = auditQuery(request.query);
+  const [status, { shown, olderFrom }] = await Promise.all([
     sources.status(),
-    sources.events({ streamPrefix: stream, type, before, limit: scan }),
+    readLog(sources, query),
   ]);
-  const matching =
-    actor === undefined ? events : events.filter((event) => event.metadata.actor === actor);
-  const shown = matching.slice(0, limit);
-  // Keyset: the next page starts below the last event shown (or, when one actor's events were
-  // too few in the scanned window, below the window).
-  const olderFrom =
-    shown.length === limit
-      ? shown.at(-1)?.position
-      : events.length === scan
-        ? events.at(-1)?.position
-        : undefined;
-  const logHref = (from: string | undefined): string => {
-    const query = new URLSearchParams();
-    if (stream !== undefined) query.set('stream', stream);
-    if (type !== undefined) query.set('type', type);
-    if (actor !== undefined) query.set('actor', actor);
-    if (limit !== EVENTS_SHOWN) query.set('limit', String(limit));
-    if (from !== undefined) query.set('before', from);
-    const text = query.toString();
-    return `/console/audit${text === '' ? '' : `?${text}`}#log`;
-  };
   const pages = pagination('Event log pages', [
-    { href: before === undefined ? undefined : logHref(undefined), text: 'Newest events' },
     {
-      href: olderFrom === undefined ? undefined : logHref(olderFrom),
+      href: query.before === undefined ? undefined : logHref(query, undefined),
+      text: 'Newest events',
+    },
+    {
+      href: olderFrom === undefined ? undefined : logHref(query, olderFrom),
       text: 'Older events',
       rel: 'next',
     },
   ]);
-  const digest = status.latestDigest;
-  const verification = status.lastVerification;
-  const projections = sources.projections();
   const main = html`<h1>Audit</h1>
-    <section aria-labelledby="integrity">
-      <h2 id="integrity">Integrity</h2>
-      <dl class="facts">
-        <dt>Last published digest</dt>
-        <dd>
-          ${
-            digest
-              ? html`${digest.digest.events} events, root
-                  <code>${digest.digest.root ?? 'none'}</code>, made
-                  ${time(digest.madeAt)}${digest.digest.signature ? ', signed' : ', unsigned'};
-                  published to ${digest.publishedTo.join(', ') || 'nowhere'}`
-              : 'none yet'
-          }
-        </dd>
-        <dt>Last verification</dt>
-        <dd>
-          ${
-            verification
-              ? html`<strong>${verification.ok ? 'passed' : 'FAILED'}</strong>:
-                  ${verification.events} events in ${verification.streams} streams
-                  (${verification.sealed} compared with the seal), finished
-                  ${time(verification.finishedAt)}${
-                    verification.problem ? html`; ${JSON.stringify(verification.problem)}` : ''
-                  }`
-              : html`never; run <code>cogitave verify</code>`
-          }
-        </dd>
-      </dl>
-    </section>
-    <section aria-labelledby="projections-title">
-      <h2 id="projections-title">Read models</h2>
-      ${
-        projections.length === 0
-          ? html`<p class="muted">No read model runs in this process.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Read model</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Leader</th>
-                  <th scope="col">Position</th>
-                  <th scope="col">Lag (events)</th>
-                  <th scope="col">Lag (s)</th>
-                  <th scope="col">Applied</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${projections.map(
-                  (p) =>
-                    html`<tr>
-                      <th scope="row">${p.name}</th>
-                      <td>
-                        ${p.state}${p.error ? html` <span class="error">${p.error.message}</span>` : ''}
-                      </td>
-                      <td>${p.leader ? 'yes' : 'no'}</td>
-                      <td><code>${p.position ?? '–'}</code></td>
-                      <td>${p.lagEvents ?? '?'}</td>
-                      <td>${p.lagSeconds ?? '?'}</td>
-                      <td>${p.eventsApplied}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
-    </section>
-    <section aria-labelledby="log">
-      <h2 id="log">Event log, newest first</h2>
-      <form class="filters" method="get" action="/console/audit" aria-label="Filter the event log">
-        <p>
-          <label for="a-stream">Stream prefix</label>
-          <input id="a-stream" name="stream" value="${stream ?? ''}" placeholder="request-" />
-        </p>
-        <p>
-          <label for="a-type">Type</label>
-          <input id="a-type" name="type" value="${type ?? ''}" placeholder="StageAdvanced" />
-        </p>
-        <p>
-          <label for="a-actor">Actor</label>
-          <input id="a-actor" name="actor" value="${actor ?? ''}" placeholder="token:ci-bot" />
-        </p>
-        <p><button type="submit">Filter</button> <a href="/console/audit">Clear</a></p>
-      </form>
-      <table class="log">
-        <thead>
-          <tr>
-            <th scope="col">Position</th>
-            <th scope="col">Stream</th>
-            <th scope="col">Rev</th>
-            <th scope="col">Type</th>
-            <th scope="col">Actor</th>
-            <th scope="col">At</th>
-            <th scope="col">Hash</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${shown.map(
-            (event) =>
-              html`<tr>
-                <td><code>${event.position}</code></td>
-                <td>${event.streamId}</td>
-                <td>${String(event.revision)}</td>
-                <td>${event.type}</td>
-                <td>${event.metadata.actor}</td>
-                <td>${time(event.metadata.at)}</td>
-                <td><code title="${event.hash}">${event.hash.slice(0, 12)}</code></td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${shown.length === 0 ? html`<p class="muted">No events match${olderFrom === undefined ? '' : ' among these; older ones may'}.</p>` : ''}
-      ${pages}
-    </section>`;
+    ${integritySection(status)} ${readModelsSection(sources.projections())}
+    ${logSection(query, shown, olderFrom, pages)}`;
   return layout({
     title: 'Audit',
     section: 'audit',
