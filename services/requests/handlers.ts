@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { IntakeForm } from '../../lifecycle/intake-form.js';
 import { PRIORITIES } from '../../lifecycle/intake-form.js';
-import { toEventsToAppend } from '../commands/event-ids.js';
 import { foldWholeStream, runCommand } from '../commands/handler.js';
 import { parseInput } from '../commands/inputs.js';
 import { eventMetadata, parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
@@ -160,7 +159,8 @@ export const createRequestCommandHandlers = ({
       throw new CogitaveError('INTERNAL', 'an intake decided other events than RequestProposed');
     return {
       streamId: requestStreamId(allocation.requestId),
-      events: toEventsToAppend(events, meta),
+      events,
+      meta,
       answer: (position) => ({ position, proposed, at: eventMetadata(meta).at }),
     };
   };
