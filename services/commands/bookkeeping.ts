@@ -46,15 +46,22 @@ export class NotBookkeeping extends Error {
   }
 }
 
+/** Throws NotBookkeeping for the first of `events` whose type is not one of `types`. */
+export const assertBookkeeping = (
+  events: readonly EventToAppend[],
+  types: readonly string[],
+): void => {
+  for (const event of events) {
+    if (!types.includes(event.type)) throw new NotBookkeeping(event.type, types);
+  }
+};
+
 export const createBookkeepingLog = (
   eventStore: EventStore,
   types: readonly string[],
 ): BookkeepingLog => {
-  const allowed = new Set(types);
   const check = (events: readonly EventToAppend[]): void => {
-    for (const event of events) {
-      if (!allowed.has(event.type)) throw new NotBookkeeping(event.type, types);
-    }
+    assertBookkeeping(events, types);
   };
   const atomically = eventStore.appendAtomically?.bind(eventStore);
   return {

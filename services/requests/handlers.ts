@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { IntakeForm } from '../../lifecycle/intake-form.js';
 import { PRIORITIES } from '../../lifecycle/intake-form.js';
-import { toEventsToAppend } from '../commands/event-ids.js';
 import { foldWholeStream, runCommand } from '../commands/handler.js';
 import { parseInput } from '../commands/inputs.js';
 import { eventMetadata, parseCommandMetadata, type CommandMetadata } from '../commands/metadata.js';
@@ -110,6 +109,26 @@ interface StoredIntake {
   readonly meta: CommandMetadata;
 }
 
+/** The allocated request's RequestProposed (appended again, idempotently, on a retry). */
+const createRequest = (
+  allocation: RequestIdAllocation<StoredIntake>,
+): RequestCreation<Omit<IntakeResult, 'requestId' | 'revision'>> => {
+  const { intake, meta } = allocation.payload;
+  const events = decide(
+    { type: 'ProposeIntake', requestId: allocation.requestId, intake, meta },
+    undefined,
+  );
+  const proposed = events[0];
+  if (proposed?.type !== 'RequestProposed' || events.length !== 1)
+    throw new CogitaveError('INTERNAL', 'an intake decided other events than RequestProposed');
+  return {
+    streamId: requestStreamId(allocation.requestId),
+    events,
+    meta,
+    answer: (position) => ({ position, proposed, at: eventMetadata(meta).at }),
+  };
+};
+
 export const createRequestCommandHandlers = ({
   eventStore,
   principals = createPrincipalDirectory(),
@@ -146,24 +165,6 @@ export const createRequestCommandHandlers = ({
     return { revision: outcome.revision ?? -1n, events: outcome.events };
   };
 
-  /** The allocated request's RequestProposed (appended again, idempotently, on a retry). */
-  const createRequest = (
-    allocation: RequestIdAllocation<StoredIntake>,
-  ): RequestCreation<Omit<IntakeResult, 'requestId' | 'revision'>> => {
-    const { intake, meta } = allocation.payload;
-    const events = decide(
-      { type: 'ProposeIntake', requestId: allocation.requestId, intake, meta },
-      undefined,
-    );
-    const proposed = events[0];
-    if (proposed?.type !== 'RequestProposed' || events.length !== 1)
-      throw new CogitaveError('INTERNAL', 'an intake decided other events than RequestProposed');
-    return {
-      streamId: requestStreamId(allocation.requestId),
-      events: toEventsToAppend(events, meta),
-      answer: (position) => ({ position, proposed, at: eventMetadata(meta).at }),
-    };
-  };
   // Intakes waiting at the same time share one allocation append (see request-ids.ts).
   const allocator = createRequestIdAllocator({
     eventStore,

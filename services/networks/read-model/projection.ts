@@ -1,13 +1,7 @@
 import { oneLine } from '../../../projections/one-line.js';
 import type { MigrationSet } from '../../database/migrate.js';
 import type { RecordedEvent } from '../../event-store/types.js';
-import {
-  NETWORK_EVENT_TYPES,
-  NETWORK_STREAM_PREFIX,
-  type AddedEdge,
-  type AddedNode,
-  type NetworkEvent,
-} from '../events.js';
+import { NETWORK_EVENT_TYPES, NETWORK_STREAM_PREFIX } from '../events.js';
 import {
   resourcesTable,
   writeResources,
@@ -27,13 +21,8 @@ import {
   toNetworkRow,
   type NetworkRow,
 } from './rows.js';
-import {
-  isoTime,
-  NETWORK_RESOURCE_TYPE,
-  networkDocument,
-  networkUri,
-  type NetworkSummary,
-} from './state.js';
+import { addedNodes, foldNetworkBatch, type FoldingSummary, type NetworkBatch } from './fold.js';
+import { NETWORK_RESOURCE_TYPE, networkDocument, type NetworkSummary } from './state.js';
 
 export const NETWORKS_PROJECTION = 'networks';
 
@@ -50,9 +39,6 @@ const titleOf = (summary: NetworkSummary): string => {
 };
 
 const columns = (names: readonly string[]): string => names.join(', ');
-
-/** A summary being folded: this batch's own copy, changed in place event after event. */
-type FoldingSummary = { -readonly [K in keyof NetworkSummary]: NetworkSummary[K] };
 
 const loadNetworks = async (
   tx: ProjectionTransaction,
@@ -97,18 +83,6 @@ const insertRows = async (
   );
 };
 
-/** The nodes an event adds: one for `NetworkNodeAdded`, all of a `NetworkNodesAdded`. */
-const addedNodes = (event: NetworkEvent): readonly AddedNode[] => {
-  if (event.type === 'NetworkNodeAdded') return [event.data];
-  return event.type === 'NetworkNodesAdded' ? event.data.nodes : [];
-};
-
-/** The edges an event adds: one for `NetworkEdgeAdded`, all of a `NetworkEdgesAdded`. */
-const addedEdges = (event: NetworkEvent): readonly AddedEdge[] => {
-  if (event.type === 'NetworkEdgeAdded') return [event.data];
-  return event.type === 'NetworkEdgesAdded' ? event.data.edges : [];
-};
-
 /**
  * A batch is folded in memory: the touched networks (and which of the batch's nodes already
  * exist) are read once, every event is folded in log order, then networks, nodes, edges and
@@ -129,72 +103,8 @@ const apply = async (
       addedNodes(event).map((node) => [event.data.networkName, node.nodeId] as const),
     ),
   );
-  const nodes: object[] = [];
-  const edges: object[] = [];
-
-  let lastAt: string | undefined;
-  let at = '';
-  for (const { recorded, event } of parsed) {
-    const name = event.data.networkName;
-    // The events of one command share its time: normalised once per command, not per node.
-    if (recorded.metadata.at !== lastAt) {
-      lastAt = recorded.metadata.at;
-      at = isoTime(lastAt);
-    }
-    const bookkeeping = {
-      updatedAt: at,
-      version: Number(recorded.revision),
-      lastPosition: recorded.position,
-    };
-    const summary = summaries.get(name);
-    if (event.type === 'NetworkCreated') {
-      if (summary) throw new Error(`network ${name} was already created`);
-      summaries.set(name, {
-        name,
-        uri: networkUri(name),
-        description: event.data.description,
-        createdBy: event.data.createdBy,
-        createdAt: at,
-        nodeCount: 0,
-        edgeCount: 0,
-        ...bookkeeping,
-      });
-      continue;
-    }
-    if (!summary) throw new Error(`${event.type} for network ${name}, which was never created`);
-    Object.assign(summary, bookkeeping);
-    const addedBy = recorded.metadata.actor;
-    // A batch event stands for its items one after another, as single-item events would.
-    for (const node of addedNodes(event)) {
-      const key = `${name}\0${node.nodeId}`;
-      // A node added twice (never decided so) keeps its first row and counts once, as in evolve.
-      if (seenNodes.has(key)) continue;
-      seenNodes.add(key);
-      nodes.push({
-        network: name,
-        node_id: node.nodeId,
-        ordinal: summary.nodeCount,
-        data: node.data ?? null,
-        attributes: node.attributes,
-        added_by: addedBy,
-        added_at: at,
-      });
-      summary.nodeCount += 1;
-    }
-    for (const edge of addedEdges(event)) {
-      edges.push({
-        network: name,
-        edge_id: edge.edgeId,
-        source: edge.source,
-        target: edge.target,
-        weight: edge.weight,
-        attributes: edge.attributes,
-        added_by: addedBy,
-        added_at: at,
-      });
-      summary.edgeCount += 1;
-    }
-  }
+  const batch: NetworkBatch = { summaries, seenNodes, nodes: [], edges: [] };
+  foldNetworkBatch(batch, parsed);
 
   const touched = names.map((name) => summaries.get(name)).filter((s) => s !== undefined);
   const updatable = NETWORK_COLUMNS.filter((column) => column !== 'name');
@@ -205,10 +115,10 @@ const apply = async (
        ROW(${updatable.map((column) => `EXCLUDED.${column}`).join(', ')})`,
     [JSON.stringify(touched.map(toNetworkRow))],
   );
-  await insertRows(tx, 'network_nodes', NODE_COLUMNS, nodes);
+  await insertRows(tx, 'network_nodes', NODE_COLUMNS, batch.nodes);
   // An edge id seen twice means the log and the read model disagree: the insert fails and the
   // projection stops, rather than guess.
-  await insertRows(tx, 'network_edges', EDGE_COLUMNS, edges);
+  await insertRows(tx, 'network_edges', EDGE_COLUMNS, batch.edges);
   const resources: ResourceWrite[] = touched.map((summary) => ({
     uri: summary.uri,
     type: NETWORK_RESOURCE_TYPE,
