@@ -139,9 +139,9 @@ const importsRule = {
 
 /**
  * Only the command kernel (services/commands/: `runCommand` and the bookkeeping log) and the
- * event store itself append: a call of `.append(…)` or `.appendAtomically(…)` on the
- * `EventStore` port (services/event-store/types.ts), or on anything assignable to it (an
- * adapter), is an error anywhere else. Types decide, not names: `URLSearchParams.append`,
+ * event store itself append: `.append` or `.appendAtomically` of the `EventStore` port
+ * (services/event-store/types.ts), or of anything assignable to it (an adapter), is an error
+ * anywhere else — called, bound or passed on alike. Types decide, not names: `URLSearchParams.append`,
  * `Headers.append` and the MCP SDK's own event store are left alone.
  */
 const PORT_FILE = 'services/event-store/types.ts';
@@ -186,7 +186,7 @@ const noDirectAppendRule = {
       );
     };
     return {
-      'CallExpression > MemberExpression.callee': (callee) => {
+      MemberExpression: (callee) => {
         if (callee.computed || !APPENDS.has(callee.property.name)) return;
         if (!isStore(callee.object, callee.property)) return;
         context.report({
