@@ -1,3 +1,4 @@
+import { createBookkeepingLog, type BookkeepingLog } from '../commands/bookkeeping.js';
 import { toEventsToAppend } from '../commands/event-ids.js';
 import type { CommandMetadata } from '../commands/metadata.js';
 import { WrongExpectedVersion } from '../event-store/errors.js';
@@ -91,16 +92,23 @@ export const readApprovalMode = async (
 };
 
 /**
+ * The log the mode is recorded through: bookkeeping (`commands/bookkeeping.ts`), a fact of the
+ * deployment rather than a decision on an aggregate, and it may append nothing else.
+ */
+export const openApprovalModeLog = (eventStore: EventStore): BookkeepingLog =>
+  createBookkeepingLog(eventStore, [APPROVAL_MODE_SET]);
+
+/**
  * Appends an `ApprovalModeSet` expecting the stream where `after` left it (`null`: no record
  * yet). A concurrent change makes this throw WrongExpectedVersion.
  */
 export const appendApprovalMode = async (
-  eventStore: EventStore,
+  log: BookkeepingLog,
   data: ApprovalModeSetData,
   after: bigint | null,
   meta: CommandMetadata,
 ): Promise<void> => {
-  await eventStore.append(
+  await log.record(
     APPROVAL_MODE_STREAM,
     toEventsToAppend([{ type: APPROVAL_MODE_SET, data }], meta),
     { expectedRevision: after === null ? 'no_stream' : after },

@@ -1,3 +1,4 @@
+import { createBookkeepingLog, type BookkeepingLog } from '../commands/bookkeeping.js';
 import { commandEventId } from '../commands/event-ids.js';
 import { eventMetadata, type CommandMetadata } from '../commands/metadata.js';
 import { DuplicateEventId } from '../event-store/errors.js';
@@ -78,14 +79,21 @@ export interface RepositoryDivergedData {
   readonly reason: string;
 }
 
+/**
+ * The log divergences are recorded through: bookkeeping (`commands/bookkeeping.ts`), a fact
+ * about GitHub rather than a decision on a request, and it may append nothing else.
+ */
+export const openDivergenceLog = (eventStore: EventStore): BookkeepingLog =>
+  createBookkeepingLog(eventStore, [REPOSITORY_DIVERGED]);
+
 /** Appends once per command (its event id derives from the command id). */
 export const recordDivergence = async (
-  eventStore: EventStore,
+  log: BookkeepingLog,
   data: RepositoryDivergedData,
   meta: CommandMetadata,
 ): Promise<void> => {
   try {
-    await eventStore.append(
+    await log.record(
       divergenceStreamId(data.requestId),
       [
         {
