@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { toEventsToAppend } from '../commands/event-ids.js';
+import { appendDecidedAtomically, type DecidedAppend } from '../commands/decided.js';
 import { runCommand } from '../commands/handler.js';
 import type { CommandMetadata } from '../commands/metadata.js';
 import { settleLog } from '../event-store/settle.js';
@@ -341,10 +342,10 @@ const applyCommands = async (
    * on its own, which decides again on its stream.
    */
   const applyBatch = async (
-    appendAtomically: NonNullable<EventStore['appendAtomically']>,
+    appendAtomically: (decided: readonly DecidedAppend[]) => Promise<AppendResult[]>,
     batch: readonly NodeCommand[],
   ): Promise<void> => {
-    const decided: { events: NodeEvent[]; append: StreamAppend }[] = [];
+    const decided: { events: NodeEvent[]; append: DecidedAppend }[] = [];
     try {
       for (const command of batch) {
         const uid = uidOf(command);
@@ -355,8 +356,10 @@ const applyCommands = async (
           events,
           append: {
             streamId: nodeStreamId(uid),
-            events: toEventsToAppend(events, meta, nodeEventIds(state, events)),
-            options: { expectedRevision: state.revision ?? 'no_stream' },
+            events,
+            meta,
+            ids: nodeEventIds(state, events),
+            expectedRevision: state.revision ?? 'no_stream',
           },
         });
       }
@@ -371,7 +374,7 @@ const applyCommands = async (
     }
   };
   const worker = async (): Promise<void> => {
-    const atomically = eventStore.appendAtomically?.bind(eventStore);
+    const atomically = appendDecidedAtomically(eventStore);
     while (next < commands.length) {
       const command = commands[next] as NodeCommand;
       if (atomically && command.type === 'PublishNode') {

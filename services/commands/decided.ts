@@ -79,3 +79,18 @@ export const appendDecidedWithBookkeeping = (
     return atomically(appends);
   };
 };
+
+/**
+ * Decided events for several streams in one transaction, all or nothing, where the store can
+ * (undefined where it cannot): a batch of commands each decided on state the caller already
+ * holds, such as an ingest's publishes decided on the heads it read. Each part keeps the
+ * kernel's metadata and ids and its own expected revision; a refusal of any part stores
+ * nothing and comes through unchanged, for the caller to run those commands one by one.
+ */
+export const appendDecidedAtomically = (
+  eventStore: EventStore,
+): ((decided: readonly DecidedAppend[]) => Promise<AppendResult[]>) | undefined => {
+  const atomically = eventStore.appendAtomically?.bind(eventStore);
+  if (!atomically) return undefined;
+  return (decided) => atomically(decided.map(toStreamAppend));
+};
