@@ -1,7 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// Tiers are told apart by file suffix, so each can run alone: npm run test:unit|test:int|test:e2e.
+// Tiers are told apart by file suffix, so each can run alone:
+// npm run test:unit|test:heavy|test:int|test:e2e.
+//   unit  (.unit.test.ts)  pure and fast: no threads, compilers, linters, model fits or processes;
+//   heavy (.heavy.test.ts) no server either, but CPU-bound or concurrent: worker threads, the
+//                          TypeScript compiler, ESLint, fitting a model, spawning processes;
+//   int   (.int.test.ts)   real Postgres; e2e (.e2e.test.ts) real processes and clients.
 export default defineConfig({
   test: {
     // Most files spend their time waiting on child processes and Postgres rather than on
@@ -15,6 +20,17 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/dist/**'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'heavy',
+          include: ['**/*.heavy.test.ts'],
+          // Seconds of CPU each, and slower still beside the other tiers on a busy machine: the
+          // limit only catches a hang, speed is measured by test/bench/.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
       {
         extends: true,
         test: {

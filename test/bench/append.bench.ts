@@ -10,7 +10,7 @@
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_PGLITE_DIR (run PGlite in a temporary
  * folder created, and removed, inside this directory instead of in memory).
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ import type { EventToAppend, ExpectedRevision } from '../../services/event-store
 import { createLogger } from '../../services/runtime/logger.js';
 import { runBench, UsageError } from './cli.js';
 import { recordFigures } from './figures.js';
+import { testDatabaseName } from '../support/postgres.js';
 
 type Backend = 'postgres' | 'pglite';
 type Variant = 'ours' | 'raw';
@@ -413,7 +414,7 @@ const benchServer = async (
   stop: AbortController,
   results: Result[],
 ): Promise<string> => {
-  const name = `cogitave_bench_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName('bench');
   const admin = new pg.Client({ connectionString: settings.serverUrl });
   await admin.connect();
   try {

@@ -8,7 +8,6 @@
  * Environment: BENCH_ITERATIONS (timed calls per shape, default 300), BENCH_DATABASE_URL (a
  * server database to create the throwaway one from, default postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { GatewayServices } from '../../mcp-gateway/services.js';
 import { runTool } from '../../mcp-gateway/registry.js';
@@ -22,6 +21,7 @@ import { requestsMigrations } from '../../services/requests/read-model/projectio
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { recordFigures } from './figures.js';
 import { IGNORE_WRITES } from '../support/read-your-writes.js';
+import { testDatabaseName } from '../support/postgres.js';
 
 const NODES = 20_000;
 const EDGES = 100_000;
@@ -73,7 +73,7 @@ const percentile = (sorted: readonly number[], q: number): number =>
 
 const main = async (): Promise<void> => {
   const logger = createLogger('silent');
-  const name = `cogitave_bench_graph_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName('bench_graph');
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

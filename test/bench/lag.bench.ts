@@ -53,6 +53,7 @@ import { requestStreamId, type RequestEvent } from '../../services/requests/even
 import { createLogger, redactUrl } from '../../services/runtime/logger.js';
 import { Interrupted, runBench, UsageError } from './cli.js';
 import { recordFigures } from './figures.js';
+import { testDatabaseName } from '../support/postgres.js';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_WRITERS = [1, 8] as const;
@@ -316,7 +317,7 @@ const withThrowawayDatabase = async <T>(
   serverUrl: string,
   run: (url: string) => Promise<T>,
 ): Promise<T> => {
-  const name = `cogitave_bench_lag_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName('bench_lag');
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {

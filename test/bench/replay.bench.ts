@@ -33,7 +33,7 @@
  * Environment: BENCH_EVENTS (default 1000000), BENCH_DATABASE_URL (admin connection the
  * throwaway database is created from; default postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -70,6 +70,7 @@ import { startModuleWorker } from '../../services/threads/module-worker.js';
 import { runBench, UsageError, wholeNumber } from './cli.js';
 import { recordFigures } from './figures.js';
 import type { ReadWorkerData } from './replay-read.worker.js';
+import { testDatabaseName } from '../support/postgres.js';
 
 const DEFAULT_EVENTS = 1_000_000;
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -861,7 +862,7 @@ const markdown = (result: Result): string => {
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 const run = async (settings: Settings, signal: AbortSignal): Promise<Result> => {
-  const name = `cogitave_bench_replay_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName('bench_replay');
   const admin = new pg.Client({ connectionString: settings.serverUrl });
   await admin.connect();
   try {

@@ -12,7 +12,6 @@
  * 10,000), BENCH_DATABASE_URL (a server database to create the throwaway one from, default
  * postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { GatewayServices } from '../../mcp-gateway/services.js';
@@ -27,6 +26,7 @@ import { createSearchService } from '../../services/search/service.js';
 import { projectionMigrationSets } from '../../projections/runner.js';
 import { recordFigures } from './figures.js';
 import { IGNORE_WRITES } from '../support/read-your-writes.js';
+import { testDatabaseName } from '../support/postgres.js';
 
 const NODES = Number(process.env.BENCH_NODES ?? 10_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
@@ -187,7 +187,7 @@ const SHAPES: readonly { name: string; make: () => Record<string, unknown> }[] =
 ];
 
 const main = async (): Promise<void> => {
-  const name = `cogitave_bench_search_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName('bench_search');
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markerIn } from '../../services/github/markers.js';
 import { stopCli } from '../support/cli.js';
+import { testDatabaseName } from '../support/postgres.js';
 import { startGitHubDouble, type GitHubDouble } from '../support/github-double/index.js';
 import { startReactor, type ReactorRun } from './github-outage.js';
 import {
@@ -61,9 +62,10 @@ beforeAll(async () => {
   cluster = await startPrivatePostgres();
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
-  await admin.query('CREATE DATABASE cogitave_chaos');
+  const name = testDatabaseName('chaos');
+  await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  databaseUrl = cluster.url.replace(/\/postgres$/, '/cogitave_chaos');
+  databaseUrl = cluster.url.replace(/\/postgres$/, `/${name}`);
   // The production split: two gateways and a projector (migrations serialise on a lock).
   const started = await Promise.all([
     startServe(databaseUrl, {}, 'gateway'),

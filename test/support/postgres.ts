@@ -5,6 +5,12 @@ import pg from 'pg';
  * Integration tests run against a real Postgres server. Each test file gets its own throwaway
  * database, created through TEST_DATABASE_URL (an admin connection, default the local
  * `postgres` database) and dropped afterwards.
+ *
+ * TEST_DATABASE_PREFIX (default `cogitave`) starts the name of every database the tests and
+ * benchmarks create (`<prefix>_<label>_<random>`). Give each checkout or CI job sharing one
+ * server its own prefix (`TEST_DATABASE_PREFIX=ci_1234 npm run test:int`) to tell their
+ * databases apart, e.g. to find and drop what a killed run left behind with `<prefix>_%`.
+ * Lower-case letters, digits and underscores, starting with a letter or underscore.
  */
 export const adminUrl = (): string =>
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -14,8 +20,30 @@ export interface ThrowawayDatabase {
   drop(): Promise<void>;
 }
 
+export const DEFAULT_DATABASE_PREFIX = 'cogitave';
+
+/** TEST_DATABASE_PREFIX, or the default; refuses a prefix that is not a plain identifier. */
+export const databasePrefix = (
+  prefix: string | undefined = process.env.TEST_DATABASE_PREFIX,
+): string => {
+  if (prefix === undefined || prefix === '') return DEFAULT_DATABASE_PREFIX;
+  if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) {
+    throw new Error(
+      `TEST_DATABASE_PREFIX must be lower-case letters, digits and underscores, starting with a letter or underscore (it starts database names); got "${prefix}"`,
+    );
+  }
+  return prefix;
+};
+
+/**
+ * A fresh database name for `label`: `<prefix>_<label>_<8 random hex digits>`, the label's
+ * other characters made underscores. The one place test code names a database it creates.
+ */
+export const testDatabaseName = (label: string): string =>
+  `${databasePrefix()}_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
+
 export const createThrowawayDatabase = async (label: string): Promise<ThrowawayDatabase> => {
-  const name = `cogitave_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName(label);
   const admin = new pg.Client({ connectionString: adminUrl() });
   try {
     await admin.connect();

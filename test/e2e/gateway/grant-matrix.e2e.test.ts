@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { cliEnv, runCli } from '../../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 import { startServe, type StartedServe } from '../../topology/processes.js';
@@ -485,21 +486,10 @@ const REQUEST_TOOLS: Record<string, (id: string) => Record<string, unknown>> = {
     rationale: 'The intake looks complete to the proposer.',
   }),
 };
-const READ_TOOLS = new Set([
-  'describe_schema',
-  'docs_search',
-  'docs_fetch',
-  'code_sample_search',
-  'get_related',
-  'get_learning_path',
-  'resolve_xref',
-  'list_requests',
-  'get_request',
-  'get_dod',
-  'network_list',
-  'network_get_neighbors',
-  'query_graph',
-]);
+/** The tools the REST surface serves: the read tools, as each tool's definition says. */
+const READ_TOOLS: ReadonlySet<string> = new Set(
+  ALL_TOOLS.filter((tool) => tool.access === 'read').map((tool) => tool.name),
+);
 const CASES_PER_TOOL = 3;
 
 const runToolMatrix = async (surface: Surface, token: TokenName): Promise<void> => {

@@ -6,7 +6,12 @@ import {
 } from '../../../services/graph-query/service.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { seedCatalog } from './fixtures.js';
-import { insertEdges, insertNodes, openGraphBed, type GraphBed } from './support.js';
+import {
+  insertEdges,
+  upsertNodes,
+  openReadModelBed,
+  type ReadModelBed,
+} from '../../support/catalog-read-model.js';
 
 /**
  * Hostile and runaway queries against real Postgres: each must end in a coded error naming
@@ -18,7 +23,7 @@ const TIMEOUT_MS = 2000;
 const DENSE = 60;
 const HUB_SPOKES = 5000;
 
-let bed: GraphBed;
+let bed: ReadModelBed;
 let graph: GraphQueryService;
 
 const countRows = async (): Promise<{ nodes: number; edges: number; requests: number }> => {
@@ -37,10 +42,10 @@ const countRows = async (): Promise<{ nodes: number; edges: number; requests: nu
 let before: { nodes: number; edges: number; requests: number };
 
 beforeAll(async () => {
-  bed = await openGraphBed('graph_query_adversarial');
+  bed = await openReadModelBed('graph_query_adversarial');
   await seedCatalog(bed.database);
   const skills = Array.from({ length: DENSE }, (_, i) => `k${i}`);
-  await insertNodes(
+  await upsertNodes(
     bed.database,
     skills.map((uid) => ({ uid, label: 'Skill' })),
   );
@@ -51,7 +56,7 @@ beforeAll(async () => {
   // A hub: one article depending on 5,000 others, each depending on 5 more. The mean fanout
   // of dependsOn stays about 6, so only the hub's real degree reveals the blow-up.
   const spokes = Array.from({ length: HUB_SPOKES }, (_, i) => `h${i}`);
-  await insertNodes(bed.database, [
+  await upsertNodes(bed.database, [
     { uid: 'hub', label: 'Article' },
     ...spokes.map((uid) => ({ uid, label: 'Article' })),
   ]);

@@ -1,5 +1,11 @@
 import type { Database } from '../../../services/database/database.js';
-import { insertEdges, insertNodes, insertRequest, type EdgeRow, type NodeRow } from './support.js';
+import {
+  insertEdges,
+  upsertNodes,
+  insertRequest,
+  type EdgeRow,
+  type NodeRow,
+} from '../../support/catalog-read-model.js';
 
 /**
  * A small catalog with known answers: a learning path of two modules and four units (a
@@ -65,7 +71,7 @@ export const CATALOG_EDGES: readonly EdgeRow[] = [
 ];
 
 export const seedCatalog = async (database: Database): Promise<void> => {
-  await insertNodes(database, CATALOG_NODES);
+  await upsertNodes(database, CATALOG_NODES);
   await insertEdges(database, CATALOG_EDGES);
   await insertRequest(database, {
     id: 'req-2026-0001',

@@ -5,14 +5,14 @@ import {
   type GraphQueryService,
 } from '../../../services/graph-query/service.js';
 import { seedCatalog } from './fixtures.js';
-import { openGraphBed, type GraphBed } from './support.js';
+import { openReadModelBed, type ReadModelBed } from '../../support/catalog-read-model.js';
 
-let bed: GraphBed;
+let bed: ReadModelBed;
 let graph: GraphQueryService;
 let unrolled: GraphQueryService;
 
 beforeAll(async () => {
-  bed = await openGraphBed('graph_query_positive');
+  bed = await openReadModelBed('graph_query_positive');
   await seedCatalog(bed.database);
   graph = createGraphQueryService({ pool: bed.database.pool });
   unrolled = createGraphQueryService({ pool: bed.database.pool, pathStrategy: 'unrolled' });

@@ -8,7 +8,7 @@ import {
 } from '../../../services/graph-query/service.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { seedCatalog } from './fixtures.js';
-import { openGraphBed, type GraphBed } from './support.js';
+import { openReadModelBed, type ReadModelBed } from '../../support/catalog-read-model.js';
 
 /**
  * Whatever text and parameters arrive, query_graph answers with a result or a coded refusal
@@ -17,11 +17,11 @@ import { openGraphBed, type GraphBed } from './support.js';
  * parts (which mostly reach Postgres, so the compiled SQL itself is exercised).
  */
 
-let bed: GraphBed;
+let bed: ReadModelBed;
 let graph: GraphQueryService;
 
 beforeAll(async () => {
-  bed = await openGraphBed('graph_query_property');
+  bed = await openReadModelBed('graph_query_property');
   await seedCatalog(bed.database);
   graph = createGraphQueryService({ pool: bed.database.pool, timeoutMs: 2000 });
 });

@@ -5,7 +5,12 @@ import {
   type GraphQueryService,
 } from '../../../services/graph-query/service.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
-import { insertEdges, insertNodes, openGraphBed, type GraphBed } from './support.js';
+import {
+  insertEdges,
+  upsertNodes,
+  openReadModelBed,
+  type ReadModelBed,
+} from '../../support/catalog-read-model.js';
 
 /**
  * The blow-up guard estimates from counts within the caller's scope: whether a query is
@@ -23,7 +28,7 @@ const QUERY = 'MATCH (a:Skill)-[:relatedTo]->(b)-[:relatedTo]->(c) RETURN a.uid,
 const ALPHA_ONLY: ReadScope = { types: '*', products: ['alpha'] };
 const NO_SKILLS: ReadScope = { types: ['doc'], products: '*' };
 
-let bed: GraphBed;
+let bed: ReadModelBed;
 let graph: GraphQueryService;
 
 const complete = (prefix: string, size: number, product: string) => {
@@ -47,10 +52,10 @@ const refusal = async (scope: ReadScope): Promise<CogitaveError | undefined> => 
 };
 
 beforeAll(async () => {
-  bed = await openGraphBed('graph_query_scoped_estimate');
+  bed = await openReadModelBed('graph_query_scoped_estimate');
   const alpha = complete('a', ALPHA, 'alpha');
   const beta = complete('b', BETA, 'beta');
-  await insertNodes(bed.database, [...alpha.nodes, ...beta.nodes]);
+  await upsertNodes(bed.database, [...alpha.nodes, ...beta.nodes]);
   await insertEdges(bed.database, [...alpha.edges, ...beta.edges]);
   graph = createGraphQueryService({ pool: bed.database.pool, maxEstimatedRows: BOUND });
 });

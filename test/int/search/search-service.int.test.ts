@@ -6,13 +6,13 @@ import {
   changeNotice,
   deleteNodes,
   insertEdges,
-  openCatalogBed,
+  openReadModelBed,
   startSearch,
   upsertNodes,
-  type CatalogBed,
+  type ReadModelBed,
   type SearchBed,
   type NodeRow,
-} from './support.js';
+} from '../../support/catalog-read-model.js';
 
 const NODES: NodeRow[] = [
   {
@@ -84,17 +84,17 @@ const NODES: NodeRow[] = [
 ];
 
 describe('search service over the catalog read model', () => {
-  let bed: CatalogBed;
+  let bed: ReadModelBed;
   let feed: ChangeFeed;
   let search: SearchService;
   let running: SearchBed;
 
   beforeAll(async () => {
-    bed = await openCatalogBed('search_service');
+    bed = await openReadModelBed('search_service');
     await upsertNodes(bed.database, NODES);
     await insertEdges(bed.database, [
-      { source: 'learn.unit-1', type: 'partOf', target: 'learn.module' },
-      { source: 'sample.append', type: 'exampleOf', target: 'arch.event-store' },
+      ['learn.unit-1', 'partOf', 'learn.module'],
+      ['sample.append', 'exampleOf', 'arch.event-store'],
     ]);
     running = await startSearch(bed);
     ({ feed, search } = running);

@@ -5,13 +5,13 @@ import type { SearchService } from '../../../services/search/service.js';
 import {
   changeNotice,
   deleteNodes,
-  openCatalogBed,
+  openReadModelBed,
   startSearch,
   upsertNodes,
-  type CatalogBed,
+  type ReadModelBed,
   type SearchBed,
   type NodeRow,
-} from './support.js';
+} from '../../support/catalog-read-model.js';
 
 /**
  * Versions of a page are one hit: a search without a moniker finds the page in its newest
@@ -68,13 +68,13 @@ const NODES: NodeRow[] = [
 ];
 
 describe('search over versions of pages', () => {
-  let bed: CatalogBed;
+  let bed: ReadModelBed;
   let feed: ChangeFeed;
   let search: SearchService;
   let running: SearchBed;
 
   beforeAll(async () => {
-    bed = await openCatalogBed('search_versions');
+    bed = await openReadModelBed('search_versions');
     await upsertNodes(bed.database, NODES);
     running = await startSearch(bed);
     ({ feed, search } = running);

@@ -5,7 +5,12 @@ import { codeSampleSearchTool } from '../../../mcp-gateway/tools/code-sample-sea
 import { docsSearchTool } from '../../../mcp-gateway/tools/docs-search.js';
 import { createLsaEmbedder } from '../../../services/search/lsa.js';
 import { createSearchService, type SearchService } from '../../../services/search/service.js';
-import { openCatalogBed, silentLogger, upsertNodes, type CatalogBed } from './support.js';
+import {
+  openReadModelBed,
+  silentLogger,
+  upsertNodes,
+  type ReadModelBed,
+} from '../../support/catalog-read-model.js';
 import { IGNORE_WRITES } from '../../support/read-your-writes.js';
 
 const everything: Caller = {
@@ -14,7 +19,7 @@ const everything: Caller = {
 };
 
 describe('docs_search and code_sample_search tools', () => {
-  let bed: CatalogBed;
+  let bed: ReadModelBed;
   let search: SearchService;
   const context = (caller: Caller = everything): ToolCallContext => ({
     services: { search, readYourWrites: IGNORE_WRITES } as unknown as GatewayServices,
@@ -26,7 +31,7 @@ describe('docs_search and code_sample_search tools', () => {
   });
 
   beforeAll(async () => {
-    bed = await openCatalogBed('search_tools');
+    bed = await openReadModelBed('search_tools');
     await upsertNodes(bed.database, [
       {
         uid: 'doc.replay',

@@ -9,9 +9,10 @@ import {
   evolveNode,
   initialNodeState,
   nodeEventIds,
-  type NodeState,
 } from '../../../services/catalog/decide.js';
 import { toEventsToAppend } from '../../../services/commands/event-ids.js';
+import { CogitaveError } from '../../../services/runtime/errors.js';
+import { spec } from '../../support/decider-spec.js';
 
 const content = (title: string): NodeContent =>
   normalizeContent({
@@ -28,86 +29,100 @@ const content = (title: string): NodeContent =>
   });
 const meta = { commandId: 'c1', actor: 'test', at: '2026-01-05T09:00:00.000Z' };
 
-const fold = (state: NodeState, ...events: ReturnType<typeof decideNode>): NodeState =>
-  events.reduce(evolveNode, state);
+/** The Node decider of uid x.doc. */
+const node = spec({
+  decide: decideNode,
+  evolve: evolveNode,
+  initialState: () => initialNodeState('x.doc'),
+});
+const published = (title: string) => ({
+  type: 'NodePublished' as const,
+  data: { uid: 'x.doc', contentHash: nodeContentHash(content(title)), content: content(title) },
+});
 
 describe('the Node decider', () => {
   it('publishes a new node with its full content and hash', () => {
-    const events = decideNode(
-      { type: 'PublishNode', content: content('A') },
-      initialNodeState('x.doc'),
-    );
-    expect(events).toEqual([
-      {
-        type: 'NodePublished',
-        data: { uid: 'x.doc', contentHash: nodeContentHash(content('A')), content: content('A') },
-      },
-    ]);
+    node
+      .given([])
+      .when({ type: 'PublishNode', content: content('A') })
+      .then([published('A')]);
   });
 
   it('given a live node of one source, when another source publishes its uid, then it is refused; a node without a source is claimed', () => {
     const owned = { ...content('A'), source: 'mysite' };
-    const state = fold(
-      initialNodeState('x.doc'),
-      ...decideNode({ type: 'PublishNode', content: owned }, initialNodeState('x.doc')),
-    );
-    expect(() =>
-      decideNode({ type: 'PublishNode', content: { ...content('B'), source: 'other' } }, state),
-    ).toThrow(
-      expect.objectContaining({
-        code: 'FAILED_PRECONDITION',
-        details: { uid: 'x.doc', source: 'mysite' },
-      }) as Error,
-    );
-    const legacy = fold(
-      initialNodeState('x.doc'),
-      ...decideNode({ type: 'PublishNode', content: content('A') }, initialNodeState('x.doc')),
-    );
-    expect(
-      decideNode({ type: 'PublishNode', content: { ...content('A'), source: 'other' } }, legacy),
-    ).toMatchObject([{ type: 'NodeRevised', data: { content: { source: 'other' } } }]);
+    const { decision: ownedEvents } = node
+      .given([])
+      .when({ type: 'PublishNode', content: owned })
+      .then([expect.objectContaining({ type: 'NodePublished' })]);
+    node
+      .given(ownedEvents)
+      .when({ type: 'PublishNode', content: { ...content('B'), source: 'other' } })
+      .thenThrows(CogitaveError, (error) => {
+        expect(error).toMatchObject({
+          code: 'FAILED_PRECONDITION',
+          details: { uid: 'x.doc', source: 'mysite' },
+        });
+      });
+    node
+      .given([published('A')])
+      .when({ type: 'PublishNode', content: { ...content('A'), source: 'other' } })
+      .then([
+        expect.objectContaining({
+          type: 'NodeRevised',
+          data: expect.objectContaining({
+            content: expect.objectContaining({ source: 'other' }) as object,
+          }) as object,
+        }),
+      ]);
   });
 
   it('decides nothing for unchanged content, a revision for changed content', () => {
-    const state = fold(
-      initialNodeState('x.doc'),
-      ...decideNode({ type: 'PublishNode', content: content('A') }, initialNodeState('x.doc')),
-    );
-    expect(decideNode({ type: 'PublishNode', content: content('A') }, state)).toEqual([]);
-    const [revised] = decideNode({ type: 'PublishNode', content: content('B') }, state);
-    expect(revised).toMatchObject({
-      type: 'NodeRevised',
-      data: { previousContentHash: nodeContentHash(content('A')), content: { title: 'B' } },
-    });
+    const live = node.given([published('A')]);
+    live.when({ type: 'PublishNode', content: content('A') }).then([]);
+    live.when({ type: 'PublishNode', content: content('B') }).then([
+      {
+        type: 'NodeRevised',
+        data: {
+          uid: 'x.doc',
+          contentHash: nodeContentHash(content('B')),
+          content: content('B'),
+          previousContentHash: nodeContentHash(content('A')),
+        },
+      },
+    ]);
   });
 
   it('retires a live node once, carrying its last content', () => {
-    const live = fold(
-      initialNodeState('x.doc'),
-      ...decideNode({ type: 'PublishNode', content: content('A') }, initialNodeState('x.doc')),
-    );
     const retire = { type: 'RetireNode', uid: 'x.doc', reason: 'gone' } as const;
-    const events = decideNode(retire, live);
-    expect(events).toMatchObject([
-      { type: 'NodeRetired', data: { reason: 'gone', content: { title: 'A' } } },
-    ]);
-    expect(decideNode(retire, fold(live, ...events))).toEqual([]);
-    expect(decideNode(retire, initialNodeState('x.doc'))).toEqual([]);
+    const retired = {
+      type: 'NodeRetired' as const,
+      data: {
+        uid: 'x.doc',
+        contentHash: nodeContentHash(content('A')),
+        content: content('A'),
+        reason: 'gone',
+      },
+    };
+    node
+      .given([published('A')])
+      .when(retire)
+      .then([retired]);
+    node
+      .given([published('A'), retired])
+      .when(retire)
+      .then([]);
+    node.given([]).when(retire).then([]);
   });
 
   it('republishes a retired node', () => {
-    const published = decideNode(
-      { type: 'PublishNode', content: content('A') },
-      initialNodeState('x.doc'),
-    );
-    const live = fold(initialNodeState('x.doc'), ...published);
-    const retired = fold(
-      live,
-      ...decideNode({ type: 'RetireNode', uid: 'x.doc', reason: 'r' }, live),
-    );
-    expect(decideNode({ type: 'PublishNode', content: content('A') }, retired)[0]?.type).toBe(
-      'NodePublished',
-    );
+    const { decision: retired } = node
+      .given([published('A')])
+      .when({ type: 'RetireNode', uid: 'x.doc', reason: 'r' })
+      .then([expect.objectContaining({ type: 'NodeRetired' })]);
+    node
+      .given([published('A'), ...retired])
+      .when({ type: 'PublishNode', content: content('A') })
+      .then([published('A')]);
   });
 
   it('derives event ids from the decision, not from the run', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import canonicalize from 'canonicalize';
 import { requestDocument, type RequestState } from '../../../services/requests/read-model/state.js';
 import { canonicalJson, plainCanonicalJson } from '../../../services/event-store/canonical-json.js';
+import { PROPERTY_TIMEOUT_MS } from '../../support/property.js';
 
 const libraryJson = (value: unknown): string => {
   const text = canonicalize(value);
@@ -29,26 +30,34 @@ const same = (value: unknown): void => {
 };
 
 describe('canonical JSON', () => {
-  it('given any JSON value, when serialised, then the text is the library’s', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        same(value);
-      }),
-      { numRuns: 500 },
-    );
-  });
+  it(
+    'given any JSON value, when serialised, then the text is the library’s',
+    () => {
+      fc.assert(
+        fc.property(fc.jsonValue(), (value) => {
+          same(value);
+        }),
+        { numRuns: 200 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('given strings of any UTF-16 code units, including lone surrogates, when serialised, then text or error are the library’s', () => {
-    const unit = fc.string({ unit: 'binary' });
-    fc.assert(
-      fc.property(unit, fc.dictionary(unit, unit), (text, record) => {
-        same(text);
-        same(record);
-        same([text, { [text]: record }]);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'given strings of any UTF-16 code units, including lone surrogates, when serialised, then text or error are the library’s',
+    () => {
+      const unit = fc.string({ unit: 'binary' });
+      fc.assert(
+        fc.property(unit, fc.dictionary(unit, unit), (text, record) => {
+          same(text);
+          same(record);
+          same([text, { [text]: record }]);
+        }),
+        { numRuns: 150 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it('given text with emoji (paired surrogates), when serialised, then the fast path writes the library’s text', () => {
     const page = { body: 'Ship it \uD83D\uDE80 and \uD83D\uDE00', title: 'é "q"\n' };

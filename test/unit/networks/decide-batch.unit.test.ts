@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { NetworkLimits } from '../../../services/networks/decide.js';
 import {
   decideAddEdges,
   decideAddNodes,
+  type AddEdgesCommand,
+  type AddNodesCommand,
   type EdgeItem,
   type ItemOutcome,
 } from '../../../services/networks/decide-batch.js';
@@ -10,8 +13,19 @@ import {
   NetworkNotFound,
   NodeNotFound,
 } from '../../../services/networks/errors.js';
-import type { NetworkEvent } from '../../../services/networks/events.js';
-import { evolve, foldNetworkEvents, hasNode } from '../../../services/networks/state.js';
+import type {
+  NetworkEdgesAdded,
+  NetworkEvent,
+  NetworkNodesAdded,
+} from '../../../services/networks/events.js';
+import type { CogitaveError } from '../../../services/runtime/errors.js';
+import {
+  evolve,
+  foldNetworkEvents,
+  hasNode,
+  initialNetworkState,
+} from '../../../services/networks/state.js';
+import { spec } from '../../support/decider-spec.js';
 
 const meta = {
   commandId: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
@@ -44,104 +58,136 @@ const edges = (...pairs: [string, string][]) => ({
   edges: pairs.map(([source, target]): EdgeItem => ({ source, target, weight: 2, attributes: {} })),
   meta,
 });
-const statuses = (items: readonly ItemOutcome[]) => items.map((item) => item.status);
+
+/** The batch deciders under `limits` (default: the product's); a decision is events and items. */
+const addingNodes = (limits?: NetworkLimits) =>
+  spec(
+    {
+      decide: (command: AddNodesCommand, state) => decideAddNodes(command, state, limits),
+      evolve,
+      initialState: initialNetworkState,
+    },
+    (decision) => decision.events,
+  );
+const addingEdges = (limits?: NetworkLimits) =>
+  spec(
+    {
+      decide: (command: AddEdgesCommand, state) => decideAddEdges(command, state, limits),
+      evolve,
+      initialState: initialNetworkState,
+    },
+    (decision) => decision.events,
+  );
+
+const success: ItemOutcome = { status: 'success' };
+const duplicate: ItemOutcome = { status: 'duplicate' };
+const refused = (errorClass: typeof NetworkLimitReached | typeof NodeNotFound): ItemOutcome => ({
+  status: 'error',
+  error: expect.any(errorClass) as CogitaveError,
+});
+const nodesAdded = (...ids: string[]): NetworkNodesAdded => ({
+  type: 'NetworkNodesAdded',
+  data: {
+    networkName: NET,
+    nodes: ids.map((nodeId) => ({ nodeId, data: `data of ${nodeId}`, attributes: { layer: 1 } })),
+  },
+});
+const edgesAdded = (
+  ...added: [edgeId: number, source: string, target: string][]
+): NetworkEdgesAdded => ({
+  type: 'NetworkEdgesAdded',
+  data: {
+    networkName: NET,
+    edges: added.map(([edgeId, source, target]) => ({
+      edgeId,
+      source,
+      target,
+      weight: 2,
+      attributes: {},
+    })),
+  },
+});
 
 describe('batch decider: AddNodes', () => {
   it('given a network with node a, when a, b, b, c, then b and c added once, a and the second b duplicate', () => {
-    const decision = decideAddNodes(
-      nodes('a', 'b', 'b', 'c'),
-      foldNetworkEvents([created, node('a')]),
-    );
-    expect(statuses(decision.items)).toEqual(['duplicate', 'success', 'duplicate', 'success']);
-    expect(decision.events).toEqual([
-      {
-        type: 'NetworkNodesAdded',
-        data: {
-          networkName: NET,
-          nodes: [
-            { nodeId: 'b', data: 'data of b', attributes: { layer: 1 } },
-            { nodeId: 'c', data: 'data of c', attributes: { layer: 1 } },
-          ],
-        },
-      },
-    ]);
+    addingNodes()
+      .given([created, node('a')])
+      .when(nodes('a', 'b', 'b', 'c'))
+      .then({
+        events: [nodesAdded('b', 'c')],
+        items: [duplicate, success, duplicate, success],
+      });
   });
 
   it('given every node exists, when AddNodes, then all duplicate and no event', () => {
-    const decision = decideAddNodes(nodes('a', 'a'), foldNetworkEvents([created, node('a')]));
-    expect(statuses(decision.items)).toEqual(['duplicate', 'duplicate']);
-    expect(decision.events).toEqual([]);
+    addingNodes()
+      .given([created, node('a')])
+      .when(nodes('a', 'a'))
+      .then({ events: [], items: [duplicate, duplicate] });
   });
 
   it('given no network, when AddNodes, then NetworkNotFound for the whole call', () => {
-    expect(() => decideAddNodes(nodes('a'), foldNetworkEvents([]))).toThrow(NetworkNotFound);
+    addingNodes().given([]).when(nodes('a')).thenThrows(NetworkNotFound);
   });
 
   it('given room for one more node, when three new nodes, then one added and two errors naming the limit', () => {
-    const decision = decideAddNodes(
-      nodes('a', 'x', 'b', 'c'),
-      foldNetworkEvents([created, node('a')]),
-      {
-        maxNodes: 2,
-        maxEdges: 10,
-      },
-    );
-    expect(statuses(decision.items)).toEqual(['duplicate', 'success', 'error', 'error']);
-    expect(decision.events.flatMap((event) => event.data.nodes.map((n) => n.nodeId))).toEqual([
-      'x',
-    ]);
-    const failed = decision.items[2];
-    expect(failed?.status === 'error' && failed.error).toBeInstanceOf(NetworkLimitReached);
+    addingNodes({ maxNodes: 2, maxEdges: 10 })
+      .given([created, node('a')])
+      .when(nodes('a', 'x', 'b', 'c'))
+      .then({
+        events: [nodesAdded('x')],
+        items: [duplicate, success, refused(NetworkLimitReached), refused(NetworkLimitReached)],
+      });
   });
 });
 
 describe('batch decider: AddEdges', () => {
   it('given nodes a and b and one edge, when three edges (one identical twice), then ids 2, 3, 4', () => {
-    const decision = decideAddEdges(
-      edges(['a', 'b'], ['a', 'b'], ['b', 'a']),
-      foldNetworkEvents([created, node('a'), node('b'), edge(1)]),
-    );
-    expect(statuses(decision.items)).toEqual(['success', 'success', 'success']);
-    expect(decision.events).toHaveLength(1);
-    const added = decision.events[0]?.data.edges ?? [];
-    expect(added.map((e) => e.edgeId)).toEqual([2, 3, 4]);
-    expect(added[2]).toMatchObject({ source: 'b', target: 'a', weight: 2 });
+    addingEdges()
+      .given([created, node('a'), node('b'), edge(1)])
+      .when(edges(['a', 'b'], ['a', 'b'], ['b', 'a']))
+      .then({
+        events: [edgesAdded([2, 'a', 'b'], [3, 'a', 'b'], [4, 'b', 'a'])],
+        items: [success, success, success],
+      });
   });
 
   it('given node a only, when an edge to a missing node sits between good ones, then that one errors and the rest keep consecutive ids', () => {
-    const decision = decideAddEdges(
-      edges(['a', 'a'], ['a', 'ghost'], ['ghost', 'phantom'], ['a', 'a']),
-      foldNetworkEvents([created, node('a')]),
-    );
-    expect(statuses(decision.items)).toEqual(['success', 'error', 'error', 'success']);
-    expect(decision.events.flatMap((event) => event.data.edges.map((e) => e.edgeId))).toEqual([
-      1, 2,
-    ]);
+    const { decision } = addingEdges()
+      .given([created, node('a')])
+      .when(edges(['a', 'a'], ['a', 'ghost'], ['ghost', 'phantom'], ['a', 'a']))
+      .then({
+        events: [edgesAdded([1, 'a', 'a'], [2, 'a', 'a'])],
+        items: [success, refused(NodeNotFound), refused(NodeNotFound), success],
+      });
     const missing = decision.items[2];
-    expect(missing?.status === 'error' && missing.error).toBeInstanceOf(NodeNotFound);
     expect(missing?.status === 'error' && missing.error.message).toMatch(
       /no node "ghost" and "phantom"/,
     );
   });
 
   it('given room for one more edge, when two edges, then the second errors with the limit', () => {
-    const decision = decideAddEdges(
-      edges(['a', 'a'], ['a', 'a']),
-      foldNetworkEvents([created, node('a')]),
-      { maxNodes: 10, maxEdges: 1 },
-    );
-    expect(statuses(decision.items)).toEqual(['success', 'error']);
-    expect(decision.events.map((event) => event.data.edges.length)).toEqual([1]);
+    addingEdges({ maxNodes: 10, maxEdges: 1 })
+      .given([created, node('a')])
+      .when(edges(['a', 'a'], ['a', 'a']))
+      .then({
+        events: [edgesAdded([1, 'a', 'a'])],
+        items: [success, refused(NetworkLimitReached)],
+      });
   });
 
   it('given node a, when every edge names a missing node, then all errors and no event', () => {
-    const decision = decideAddEdges(edges(['a', 'z']), foldNetworkEvents([created, node('a')]));
-    expect(statuses(decision.items)).toEqual(['error']);
-    expect(decision.events).toEqual([]);
+    addingEdges()
+      .given([created, node('a')])
+      .when(edges(['a', 'z']))
+      .then({ events: [], items: [refused(NodeNotFound)] });
   });
 
   it('given no network, when AddEdges, then NetworkNotFound for the whole call', () => {
-    expect(() => decideAddEdges(edges(['a', 'b']), foldNetworkEvents([]))).toThrow(NetworkNotFound);
+    addingEdges()
+      .given([])
+      .when(edges(['a', 'b']))
+      .thenThrows(NetworkNotFound);
   });
 });
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decideNetwork, type NetworkCommand } from '../../../services/networks/decide.js';
+import {
+  decideNetwork,
+  type NetworkCommand,
+  type NetworkLimits,
+} from '../../../services/networks/decide.js';
 import {
   NetworkLimitReached,
   NetworkNotFound,
@@ -12,6 +16,7 @@ import {
   hasNode,
   initialNetworkState,
 } from '../../../services/networks/state.js';
+import { spec } from '../../support/decider-spec.js';
 
 const meta = {
   commandId: '0b9d7c4e-51a3-4a55-9f58-3c1f0f6c2a01',
@@ -51,100 +56,129 @@ const addEdge = (source: string, target: string, weight = 1): NetworkCommand => 
   meta,
 });
 
-/** given these events, when the command: the events decided (or the error thrown). */
-const given = (...events: NetworkEvent[]) => ({
-  when: (command: NetworkCommand, limits?: { maxNodes: number; maxEdges: number }) =>
-    decideNetwork(command, foldNetworkEvents(events), limits),
-});
+/** The Network decider under `limits` (default: the product's). */
+const network = (limits?: NetworkLimits) =>
+  spec({
+    decide: (command: NetworkCommand, state) => decideNetwork(command, state, limits),
+    evolve,
+    initialState: initialNetworkState,
+  });
 
 describe('Network decider', () => {
   it('given no network, when CreateNetwork, then NetworkCreated by the actor', () => {
-    expect(
-      given().when({ type: 'CreateNetwork', networkName: NET, description: null, meta }),
-    ).toEqual([
-      {
-        type: 'NetworkCreated',
-        data: { networkName: NET, description: null, createdBy: 'agent:planner' },
-      },
-    ]);
+    network()
+      .given([])
+      .when({ type: 'CreateNetwork', networkName: NET, description: null, meta })
+      .then([
+        {
+          type: 'NetworkCreated',
+          data: { networkName: NET, description: null, createdBy: 'agent:planner' },
+        },
+      ]);
   });
 
   it('given the network exists, when CreateNetwork again, then nothing (duplicate)', () => {
-    expect(
-      given(created).when({ type: 'CreateNetwork', networkName: NET, description: 'x', meta }),
-    ).toEqual([]);
+    network()
+      .given([created])
+      .when({ type: 'CreateNetwork', networkName: NET, description: 'x', meta })
+      .then([]);
   });
 
   it('given a network, when AddNode, then NetworkNodeAdded with data and attributes', () => {
-    expect(given(created).when(addNode('networks'))).toEqual([
-      {
-        type: 'NetworkNodeAdded',
-        data: { networkName: NET, nodeId: 'networks', data: 'Core', attributes: { layer: 2 } },
-      },
-    ]);
+    network()
+      .given([created])
+      .when(addNode('networks'))
+      .then([
+        {
+          type: 'NetworkNodeAdded',
+          data: { networkName: NET, nodeId: 'networks', data: 'Core', attributes: { layer: 2 } },
+        },
+      ]);
   });
 
   it('given the node exists, when AddNode again, then nothing (duplicate)', () => {
-    expect(given(created, node('networks')).when(addNode('networks'))).toEqual([]);
+    network()
+      .given([created, node('networks')])
+      .when(addNode('networks'))
+      .then([]);
   });
 
   it('given no network, when AddNode or AddEdge, then NetworkNotFound', () => {
-    expect(() => given().when(addNode('a'))).toThrow(NetworkNotFound);
-    expect(() => given().when(addEdge('a', 'b'))).toThrow(NetworkNotFound);
+    network().given([]).when(addNode('a')).thenThrows(NetworkNotFound);
+    network().given([]).when(addEdge('a', 'b')).thenThrows(NetworkNotFound);
   });
 
   it('given two nodes, when AddEdge twice, then two edges numbered 1 and 2', () => {
     const history = [created, node('agents'), node('logging')];
-    const first = given(...history).when(addEdge('agents', 'logging', 0.5));
-    expect(first).toEqual([
-      {
-        type: 'NetworkEdgeAdded',
-        data: {
-          networkName: NET,
-          edgeId: 1,
-          source: 'agents',
-          target: 'logging',
-          weight: 0.5,
-          attributes: { relation: 'depends_on' },
+    const { decision: first } = network()
+      .given(history)
+      .when(addEdge('agents', 'logging', 0.5))
+      .then([
+        {
+          type: 'NetworkEdgeAdded',
+          data: {
+            networkName: NET,
+            edgeId: 1,
+            source: 'agents',
+            target: 'logging',
+            weight: 0.5,
+            attributes: { relation: 'depends_on' },
+          },
         },
-      },
-    ]);
-    const second = given(...history, ...first).when(addEdge('agents', 'logging', 0.5));
-    expect(second[0]?.data).toMatchObject({ edgeId: 2, source: 'agents', target: 'logging' });
+      ]);
+    network()
+      .given([...history, ...first])
+      .when(addEdge('agents', 'logging', 0.5))
+      .then([
+        expect.objectContaining({
+          type: 'NetworkEdgeAdded',
+          data: expect.objectContaining({
+            edgeId: 2,
+            source: 'agents',
+            target: 'logging',
+          }) as object,
+        }),
+      ]);
   });
 
   it('given a missing end, when AddEdge, then NodeNotFound naming each missing node', () => {
-    const thrown = (() => {
-      try {
-        given(created, node('agents')).when(addEdge('ghost', 'phantom'));
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(thrown).toBeInstanceOf(NodeNotFound);
-    expect((thrown as NodeNotFound).details).toEqual({
-      networkName: NET,
-      nodeIds: ['ghost', 'phantom'],
+    const oneNode = network().given([created, node('agents')]);
+    oneNode.when(addEdge('ghost', 'phantom')).thenThrows(NodeNotFound, (error) => {
+      expect(error.details).toEqual({ networkName: NET, nodeIds: ['ghost', 'phantom'] });
     });
-    expect(() => given(created, node('agents')).when(addEdge('agents', 'ghost'))).toThrow(
-      /no node "ghost"/,
-    );
+    oneNode.when(addEdge('agents', 'ghost')).thenThrows(/no node "ghost"/);
   });
 
   it('given a self-loop on an existing node, when AddEdge, then it is an edge like any other', () => {
-    expect(given(created, node('a')).when(addEdge('a', 'a'))).toHaveLength(1);
+    network()
+      .given([created, node('a')])
+      .when(addEdge('a', 'a'))
+      .then([
+        {
+          type: 'NetworkEdgeAdded',
+          data: {
+            networkName: NET,
+            edgeId: 1,
+            source: 'a',
+            target: 'a',
+            weight: 1,
+            attributes: { relation: 'depends_on' },
+          },
+        },
+      ]);
   });
 
   it('given a full network, when one node or edge more, then NetworkLimitReached', () => {
-    const limits = { maxNodes: 2, maxEdges: 1 };
-    const full = [created, node('a'), node('b'), edge(1, 'a', 'b')];
-    expect(() => given(...full).when(addNode('c'), limits)).toThrow(NetworkLimitReached);
-    expect(() => given(...full).when(addEdge('b', 'a'), limits)).toThrow(
-      /most edges a network may have \(1\)/,
-    );
+    const full = network({ maxNodes: 2, maxEdges: 1 }).given([
+      created,
+      node('a'),
+      node('b'),
+      edge(1, 'a', 'b'),
+    ]);
+    full.when(addNode('c')).thenThrows(NetworkLimitReached);
+    full.when(addEdge('b', 'a')).thenThrows(/most edges a network may have \(1\)/);
     // A duplicate is still a no-op at the limit: nothing would be added.
-    expect(given(...full).when(addNode('a'), limits)).toEqual([]);
+    full.when(addNode('a')).then([]);
   });
 });
 

@@ -6,7 +6,8 @@ import { decide, type RequestCommand } from '../../../services/requests/decide.j
 import type { RequestEvent } from '../../../services/requests/events.js';
 import { encodePosition } from '../../../services/event-store/position.js';
 import { evolveRequest } from '../../../services/requests/fold.js';
-import type { RequestState } from '../../../services/requests/state.js';
+import { initialState, type RequestState } from '../../../services/requests/state.js';
+import type { Decider } from '../../support/decider-spec.js';
 import { EVIDENCE_TO_LEAVE, INTAKE, OWNER } from '../lifecycle/fixtures.js';
 
 /** Givens for Request decider specs: events as they would be stored, and commands. */
@@ -128,25 +129,30 @@ export const historyTo = (stage: Stage, resumeStage: Stage = 'accepted'): Reques
   }
 };
 
-/** Events folded as if stored in order on a fresh log, one a minute after `meta().at`. */
+/**
+ * Folds one event as if stored next on a fresh log: the revision after the state's, at a
+ * position of that revision, one minute after `meta().at` per revision. The request fold needs
+ * where an event was stored; a decider spec's `evolve` takes the state and the event only.
+ */
+export const evolveStored = (state: RequestState, event: RequestEvent): RequestState => {
+  const revision = BigInt((state?.version ?? -1) + 1);
+  const place = {
+    revision,
+    position: encodePosition(revision + 1n, revision),
+    metadata: { at: new Date(Date.parse(meta().at) + Number(revision) * 60_000).toISOString() },
+  };
+  return evolveRequest(state, place, event);
+};
+
+/** The Request decider, for `spec(requestDecider)` (test/support/decider-spec.ts). */
+export const requestDecider: Decider<RequestCommand, RequestEvent, RequestState> = {
+  decide,
+  evolve: evolveStored,
+  initialState: () => initialState,
+};
+
+/** Events folded in order after `from` (default: none), as `evolveStored` stores them. */
 export const foldEvents = (events: readonly RequestEvent[], from?: RequestState): RequestState =>
-  events.reduce<RequestState>((state, event, i) => {
-    const revision = BigInt((state?.version ?? -1) + 1);
-    const place = {
-      revision,
-      position: encodePosition(revision + 1n, BigInt(i)),
-      metadata: { at: new Date(Date.parse(meta().at) + i * 60_000).toISOString() },
-    };
-    return evolveRequest(state, place, event);
-  }, from);
+  events.reduce<RequestState>(evolveStored, from);
 
 export const given = (...events: readonly RequestEvent[]): RequestState => foldEvents(events);
-
-/** decide's outcome as data: the events, or the thrown error. */
-export const outcome = (command: RequestCommand, state: RequestState): RequestEvent[] | Error => {
-  try {
-    return decide(command, state);
-  } catch (error) {
-    return error as Error;
-  }
-};

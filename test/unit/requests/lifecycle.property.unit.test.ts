@@ -31,6 +31,7 @@ import {
   REQUEST_ID,
   requestProposed,
 } from './fixtures.js';
+import { PROPERTY_TIMEOUT_MS } from '../../support/property.js';
 
 const ACTORS = [OWNER, INTAKE.requester, MAINTAINER, 'agent:mallory'];
 
@@ -257,34 +258,42 @@ const step = (state: RequestState, data: CommandData): RequestState => {
 };
 
 describe('Request decider property', () => {
-  it('given random command sequences, when decided in order, then only machine edges are taken and refused commands produce no events', () => {
-    fc.assert(
-      fc.property(
-        fc.array(commandArb, { minLength: 1, maxLength: 60, size: 'max' }),
-        (commands) => {
-          let state = given(requestProposed())!;
-          for (const data of commands) state = step(state, data);
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+  it(
+    'given random command sequences, when decided in order, then only machine edges are taken and refused commands produce no events',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(commandArb, { minLength: 1, maxLength: 60, size: 'max' }),
+          (commands) => {
+            let state = given(requestProposed())!;
+            for (const data of commands) state = step(state, data);
+          },
+        ),
+        { numRuns: 80 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('given the random walks, when they run, then they reach every stage (the property is not vacuous)', () => {
-    const reached = new Set<Stage>();
-    fc.assert(
-      fc.property(
-        fc.array(commandArb, { minLength: 20, maxLength: 80, size: 'max' }),
-        (commands) => {
-          let state = given(requestProposed())!;
-          for (const data of commands) {
-            state = step(state, data);
-            reached.add(state.stage);
-          }
-        },
-      ),
-      { numRuns: 250, seed: 20261130 },
-    );
-    expect([...reached].sort()).toEqual([...STAGES].sort());
-  });
+  it(
+    'given the random walks, when they run, then they reach every stage (the property is not vacuous)',
+    () => {
+      const reached = new Set<Stage>();
+      fc.assert(
+        fc.property(
+          fc.array(commandArb, { minLength: 20, maxLength: 80, size: 'max' }),
+          (commands) => {
+            let state = given(requestProposed())!;
+            for (const data of commands) {
+              state = step(state, data);
+              reached.add(state.stage);
+            }
+          },
+        ),
+        { numRuns: 80, seed: 20261130 },
+      );
+      expect([...reached].sort()).toEqual([...STAGES].sort());
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { STAGES, TERMINAL_STAGES } from '../../../lifecycle/stages.js';
-import { decide } from '../../../services/requests/decide.js';
 import { RequestClosed, TransitionNotAllowed } from '../../../services/requests/errors.js';
+import { spec } from '../../support/decider-spec.js';
 import { EVIDENCE_TO_LEAVE, EXPECTED_PROPOSABLE } from '../lifecycle/fixtures.js';
-import { given, historyTo, MAINTAINER, meta, REQUEST_ID } from './fixtures.js';
+import { historyTo, MAINTAINER, meta, REQUEST_ID, requestDecider } from './fixtures.js';
+
+const request = spec(requestDecider);
 
 /**
  * Every (stage, target) pair through the decider: a request really in `from` (built from
@@ -23,8 +25,7 @@ describe('decider over the stage graph', () => {
           : 'TransitionNotAllowed';
       it(`given a request in ${from}, when ${to} is proposed and approved, then ${expectation}`, () => {
         const history = historyTo(from);
-        const state = given(...history);
-        const command = {
+        const proposing = request.given(history).when({
           type: 'ProposeStageAdvance' as const,
           input: {
             requestId: REQUEST_ID,
@@ -33,34 +34,38 @@ describe('decider over the stage graph', () => {
             rationale: 'Table-driven move.',
           },
           meta: meta(),
-        };
-        if (!allowed) {
-          expect(() => decide(command, state)).toThrow(
-            closed ? RequestClosed : TransitionNotAllowed,
-          );
-          if (!closed) {
-            expect(() => decide(command, state)).toThrow(
-              `Stages a proposal may target from "${from}": ${EXPECTED_PROPOSABLE[from].join(', ')}.`,
-            );
-          }
+        });
+        if (closed) {
+          proposing.thenThrows(RequestClosed);
           return;
         }
-        const proposal = decide(command, state);
-        const afterProposal = given(...history, ...proposal);
+        if (!allowed) {
+          proposing.thenThrows(TransitionNotAllowed, (error) =>
+            error.message.includes(
+              `Stages a proposal may target from "${from}": ${EXPECTED_PROPOSABLE[from].join(', ')}.`,
+            ),
+          );
+          return;
+        }
+        const { decision: proposal, state: afterProposal } = proposing.then([
+          expect.objectContaining({ type: 'StageAdvanceProposed' }),
+        ]);
         const proposalId = afterProposal?.pendingProposalId ?? '';
-        const approval = decide(
-          {
+        const { state } = request
+          .given([...history, ...proposal])
+          .when({
             type: 'ApproveProposal',
             input: { requestId: REQUEST_ID, proposalId, decidedBy: MAINTAINER, via: 'github' },
             meta: meta(MAINTAINER),
-          },
-          afterProposal,
-        );
-        expect(approval.at(-1)).toEqual({
-          type: 'StageAdvanced',
-          data: { requestId: REQUEST_ID, proposalId, fromStage: from, toStage: to },
-        });
-        expect(given(...history, ...proposal, ...approval)?.stage).toBe(to);
+          })
+          .then([
+            expect.objectContaining({ type: 'StageAdvanceApproved' }),
+            {
+              type: 'StageAdvanced',
+              data: { requestId: REQUEST_ID, proposalId, fromStage: from, toStage: to },
+            },
+          ]);
+        expect(state?.stage).toBe(to);
       });
     }
   }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBm25Index, type Bm25Index } from '../../../services/search/bm25.js';
+import { PROPERTY_TIMEOUT_MS } from '../../support/property.js';
 
 /**
  * The segmented index against a reference written the plainest way (maps, every document
@@ -142,31 +143,35 @@ const compare = (
 };
 
 describe('BM25 segments', () => {
-  it('given any sequence of sets, removals, commits and searches, then every search scores as the reference does', () => {
-    fc.assert(
-      fc.property(fc.array(operation, { maxLength: 60 }), (operations) => {
-        const index = createBm25Index({
-          fields: FIELDS,
-          params: { k1: K1, b: B },
-          proximity: PROXIMITY,
-        });
-        const reference = referenceIndex();
-        for (const op of operations) {
-          if (op.kind === 'set') {
-            index.set(op.id, op.fields);
-            reference.set(op.id, op.fields);
-          } else if (op.kind === 'remove') {
-            index.remove(op.id);
-            reference.remove(op.id);
-          } else if (op.kind === 'commit') index.commit();
-          else compare(index, reference, op.terms, op.common);
-        }
-        compare(index, reference, ['event', 'store', 'log']);
-      }),
-      // Shrinking runs the slow reference thousands of times: report the first failure as found.
-      { numRuns: 150, endOnFailure: true },
-    );
-  });
+  it(
+    'given any sequence of sets, removals, commits and searches, then every search scores as the reference does',
+    () => {
+      fc.assert(
+        fc.property(fc.array(operation, { maxLength: 60 }), (operations) => {
+          const index = createBm25Index({
+            fields: FIELDS,
+            params: { k1: K1, b: B },
+            proximity: PROXIMITY,
+          });
+          const reference = referenceIndex();
+          for (const op of operations) {
+            if (op.kind === 'set') {
+              index.set(op.id, op.fields);
+              reference.set(op.id, op.fields);
+            } else if (op.kind === 'remove') {
+              index.remove(op.id);
+              reference.remove(op.id);
+            } else if (op.kind === 'commit') index.commit();
+            else compare(index, reference, op.terms, op.common);
+          }
+          compare(index, reference, ['event', 'store', 'log']);
+        }),
+        // Shrinking runs the slow reference thousands of times: report the first failure as found.
+        { numRuns: 80, endOnFailure: true },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it('given a document of hundreds of distinct terms, when indexed, then every term finds it', () => {
     const index = createBm25Index({ fields: { body: 1 }, params: { k1: K1, b: B } });
