@@ -23,8 +23,8 @@ const repoPath = (filename) => {
  * in the product code), and a later block's options would replace an earlier one's, not add.
  *
  * What a capability shows the others (the last layer): from outside `services/<capability>/`,
- * - its read model (`read-model/`) is reached through `read-model/queries.ts` (its reads) and
- *   `read-model/state.ts` (its documents) only; `read-model/projection.ts` only from `bin/`,
+ * - its read model (`read-model/`) is reached through its query modules (`read-model/queries.ts`,
+ *   `read-model/<reader>-queries.ts`: its reads) and `read-model/state.ts` (its documents) only; `read-model/projection.ts` only from `bin/`,
  *   which composes the read models (bin/read-models.ts); its rows, bulk rebuild and
  *   migrations never;
  * - a worker thread's entry module (`*-worker.ts`) never: it is started by its own folder, by
@@ -50,7 +50,7 @@ const reachesInternals = ({ path }, file) => {
     return false;
   const inReadModel = path.slice(`services/${owner}/`.length).match(/^read-model\/(.+)$/)?.[1];
   if (inReadModel !== undefined) {
-    if (/^(queries|state)\.[jt]s$/.test(inReadModel)) return false;
+    if (/^((\w+-)*queries|state)\.[jt]s$/.test(inReadModel)) return false;
     return !(/^projection\.[jt]s$/.test(inReadModel) && file.startsWith('bin/'));
   }
   return /-worker\.[jt]s$/.test(path);
@@ -102,7 +102,7 @@ const LAYERS = [
     files: /^(services|projections|bin|mcp-gateway)\//,
     refuses: reachesInternals,
     message:
-      "That is another capability's internals: from outside, a read model is reached through read-model/queries.ts and state.ts (its projection.ts from bin/ only), and a *-worker.ts never (see eslint.config.js).",
+      "That is another capability's internals: from outside, a read model is reached through its query modules (read-model/queries.ts, read-model/*-queries.ts) and state.ts (its projection.ts from bin/ only), and a *-worker.ts never (see eslint.config.js).",
   },
 ];
 

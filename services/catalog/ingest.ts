@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { toEventsToAppend } from '../commands/event-ids.js';
 import { appendDecidedAtomically, type DecidedAppend } from '../commands/decided.js';
 import { runCommand } from '../commands/handler.js';
 import type { CommandMetadata } from '../commands/metadata.js';
@@ -10,7 +9,6 @@ import type {
   EventStore,
   Position,
   RecordedEvent,
-  StreamAppend,
 } from '../event-store/types.js';
 import { nodeContentHash, type NodeContent } from './content.js';
 import {

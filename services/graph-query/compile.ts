@@ -11,7 +11,7 @@ import {
   CATALOG_GRAPH_NODES,
   CATALOG_NODES,
   EDGE_COLUMN as EDGE,
-} from '../catalog/read-model/graph-reads.js';
+} from '../catalog/read-model/graph-queries.js';
 import { labelsInScope } from '../catalog/vocabulary.js';
 import type { Expr, Query, Value } from './ast.js';
 import type { Analysis, HopBinding, NodeBinding } from './analyze.js';

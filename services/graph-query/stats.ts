@@ -5,7 +5,7 @@ import {
   scopeSqlValues,
   type ReadScope,
 } from '../access/grants.js';
-import { countCatalogGraph, countEdgesAt } from '../catalog/read-model/graph-reads.js';
+import { countCatalogGraph, countEdgesAt } from '../catalog/read-model/graph-queries.js';
 import { labelsInScope } from '../catalog/vocabulary.js';
 import type { GraphStats } from './estimate.js';
 

@@ -1,13 +1,13 @@
 import { resourceUri } from '../../projections/resources.js';
 import { labelForResourceType, labelSpec } from '../catalog/vocabulary.js';
-import type { CatalogIndexNode as CatalogNode } from '../catalog/read-model/search-reads.js';
+import type { CatalogIndexNode as CatalogNode } from '../catalog/read-model/search-queries.js';
 import type { RetrievalDocument } from './retriever.js';
 
 /** A catalog node and edge as the search index reads them (the catalog's read model owns them). */
 export type {
   CatalogIndexEdge as CatalogEdge,
   CatalogIndexNode as CatalogNode,
-} from '../catalog/read-model/search-reads.js';
+} from '../catalog/read-model/search-queries.js';
 
 const HEADING = /^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm;
 

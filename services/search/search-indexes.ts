@@ -6,7 +6,7 @@ import {
   loadCatalogEdges,
   loadCatalogNodes,
   type NodeKind,
-} from '../catalog/read-model/search-reads.js';
+} from '../catalog/read-model/search-queries.js';
 import { toRetrievalDocument, type CatalogEdge, type CatalogNode } from './documents.js';
 import type { Embedder } from './embedder.js';
 import { createEntryStore, type EntryStore } from './entries.js';

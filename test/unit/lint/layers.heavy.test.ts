@@ -111,6 +111,12 @@ const VIOLATIONS: readonly (readonly [string, string, string, RegExp])[] = [
     /another capability's internals/,
   ],
   [
+    "no capability names another read model's tables",
+    'services/graph-query/zz-violation.ts',
+    "import { CATALOG_NODES } from '../catalog/read-model/tables.js';\nvoid CATALOG_NODES;",
+    /another capability's internals/,
+  ],
+  [
     'a read model projection is composed in bin/ only',
     'mcp-gateway/zz-violation.ts',
     "import { catalogProjection } from '../services/catalog/read-model/projection.js';\nvoid catalogProjection;",
@@ -173,6 +179,11 @@ const ALLOWED: readonly (readonly [string, string, string])[] = [
     "a capability on another's read-model queries and documents",
     'services/resources/zz-ok.ts',
     "import { getRequest } from '../requests/read-model/queries.js';\nimport { requestDocument } from '../requests/read-model/state.js';\nvoid getRequest; void requestDocument;",
+  ],
+  [
+    "a capability on another read model's query module for one reader",
+    'services/search/zz-ok.ts',
+    "import { loadCatalogNodes } from '../catalog/read-model/search-queries.js';\nvoid loadCatalogNodes;",
   ],
   [
     'a capability on its own read model and worker',
