@@ -1,21 +1,21 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import type { NodeContent, NodeEdge } from './content.js';
+import type { NodeContent } from './content.js';
 import { normalizeContent } from './content.js';
-import { extractSamples } from './code-samples.js';
-import {
-  withArticle,
-  type Collected,
-  type CorpusIssue,
-  type DanglingLink,
-  type SkippedFile,
-} from './issues.js';
-import { createLinkResolver, type LinkResolver } from './links.js';
+import { linkNodes, NodeTable } from './corpus-links.js';
+import { attachSampleChecks } from './corpus-sample-checks.js';
+import type { Collected, CorpusIssue, DanglingLink, SkippedFile } from './issues.js';
 import { buildNode, isMdx, readDraft, type BuiltNode, type Draft } from './page-node.js';
 import { parsePagesInWorkers } from './page-parsers.js';
-import { checkSamples, CHECKED_LANGUAGES, type CheckMode, type SampleCheck } from './samples.js';
-import { compareMonikers, detectSite, latestVersions, locatePages, type Site } from './site.js';
-import { edgeSpec } from './vocabulary.js';
+import type { CheckMode, SampleCheck } from './samples.js';
+import {
+  compareMonikers,
+  detectSite,
+  latestVersions,
+  locatePages,
+  type PageLocation,
+  type Site,
+} from './site.js';
 
 export type { CorpusIssue, DanglingLink, SkippedFile } from './issues.js';
 export { uidFromPath } from './page-node.js';
@@ -87,116 +87,6 @@ export const listFiles = async (root: string, dir: string = root): Promise<strin
   return files;
 };
 
-/** Text links, `<xref:…>` and `@mentions` that name a node become `xref` edges. */
-const linkEdges = (node: BuiltNode, resolver: LinkResolver, collected: Collected): NodeEdge[] => {
-  const { draft, content } = node;
-  const declared = new Set(content.edges.map((edge) => edge.target));
-  const targets = new Map<string, string | undefined>();
-  for (const link of draft.parsed.links) {
-    if (link.mention) {
-      const name = link.href.slice(1);
-      if (resolver.hasUid(name) && name !== content.uid && !targets.has(name))
-        targets.set(name, undefined);
-      continue;
-    }
-    const resolved = resolver.resolve(link.href, { file: draft.file, path: content.path });
-    const line = link.line + draft.bodyOffset;
-    if (resolved.kind === 'node') {
-      if (resolved.uid !== content.uid && !targets.has(resolved.uid))
-        targets.set(resolved.uid, resolved.anchor);
-      if (resolved.anchor !== undefined && !resolver.hasAnchor(resolved.uid, resolved.anchor)) {
-        collected.warnings.push({
-          file: draft.file,
-          field: `link (line ${line})`,
-          reason: `${link.href}: ${resolved.uid} has no section #${resolved.anchor}`,
-          fix: 'link to one of its headings’ anchors, or drop the #part',
-          line,
-        });
-      }
-    } else if (resolved.kind === 'missing') {
-      const key = `${draft.file}\n${resolved.target}`;
-      if (!collected.danglingKeys.has(key)) {
-        collected.danglingKeys.add(key);
-        collected.dangling.push({
-          file: draft.file,
-          uid: content.uid,
-          target: resolved.target,
-          edgeType: 'xref',
-        });
-      }
-      collected.warnings.push({
-        file: draft.file,
-        field: `link (line ${line})`,
-        reason: `${link.href}: no page ${resolved.target} in this folder; the link is not an edge`,
-        fix: resolved.fix,
-        line,
-      });
-    }
-  }
-  return [...targets]
-    .filter(([target]) => !declared.has(target))
-    .map(([target, anchor], index) => ({
-      type: 'xref',
-      target,
-      ordinal: index,
-      origin: 'text',
-      ...(anchor === undefined ? {} : { anchor }),
-    }));
-};
-
-/** Checks every edge end against the vocabulary and reports dangling targets (then drops them). */
-const resolveEdges = (
-  nodes: Map<string, NodeContent>,
-  files: ReadonlyMap<string, string>,
-  resolver: LinkResolver,
-  collected: Collected,
-): void => {
-  for (const [uid, content] of nodes) {
-    const file = files.get(uid) ?? content.sourcePath ?? uid;
-    const edges: NodeEdge[] = [];
-    for (const edge of content.edges) {
-      // A declared target may be written as a path of the site.
-      const targetUid = nodes.has(edge.target)
-        ? edge.target
-        : edge.origin === 'frontMatter'
-          ? resolver.uidOfPath(edge.target)
-          : undefined;
-      const target = targetUid === undefined ? undefined : nodes.get(targetUid);
-      if (!target || targetUid === undefined) {
-        if (edge.origin === 'frontMatter')
-          collected.dangling.push({ file, uid, target: edge.target, edgeType: edge.type });
-        continue;
-      }
-      const spec = edgeSpec(edge.type);
-      if (spec && spec.to.length > 0 && !spec.to.includes(target.label)) {
-        collected.errors.push({
-          file,
-          field: edge.type,
-          reason: `target ${targetUid} is ${withArticle(target.label)}; ${edge.type} must point at ${spec.to.join(' or ')}`,
-          fix: `point ${edge.type} at ${withArticle(spec.to[0] ?? 'node')}, or use relatedTo`,
-        });
-      } else if (spec && spec.from.length > 0 && !spec.from.includes(content.label)) {
-        collected.errors.push({
-          file,
-          field: edge.type,
-          reason: `${withArticle(content.label)} cannot have ${edge.type} edges (allowed from ${spec.from.join(', ')})`,
-          fix: 'use relatedTo, or change the label',
-        });
-      } else if (targetUid === uid) {
-        collected.errors.push({
-          file,
-          field: edge.type,
-          reason: 'a node cannot point at itself',
-          fix: `remove ${uid} from ${edge.type}`,
-        });
-      } else {
-        edges.push({ ...edge, target: targetUid });
-      }
-    }
-    nodes.set(uid, { ...content, edges });
-  }
-};
-
 const ASSET_NOTE = { reason: 'an image or other asset, not a page' } as const;
 
 const skipReason = (file: string, site: Site): SkippedFile | undefined => {
@@ -241,46 +131,36 @@ export const defaultSourceName = (dir: string): string => {
       .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '') || 'docs'
   );
 };
+/** The answer for a path that is not a folder. */
+const emptyCorpus = (root: string, source: string, dir: string, reason: string): LoadedCorpus => ({
+  root,
+  source,
+  generator: 'markdown',
+  files: 0,
+  nodes: [],
+  errors: [
+    {
+      file: dir,
+      field: '(folder)',
+      reason,
+      fix: 'give the path of a folder of Markdown or MDX pages',
+    },
+  ],
+  warnings: [],
+  dangling: [],
+  skipped: [],
+  configuration: [],
+  versions: [],
+  latest: [],
+  baseUrl: undefined,
+});
 
-export const loadCorpus = async (
-  dir: string,
-  options: LoadCorpusOptions = {},
-): Promise<LoadedCorpus> => {
-  const root = resolve(dir);
-  const source = options.source ?? defaultSourceName(root);
-  const collected: Collected = {
-    errors: [],
-    warnings: [],
-    skipped: [],
-    dangling: [],
-    danglingKeys: new Set(),
-  };
-  const empty = (reason: string): LoadedCorpus => ({
-    root,
-    source,
-    generator: 'markdown',
-    files: 0,
-    nodes: [],
-    errors: [
-      {
-        file: dir,
-        field: '(folder)',
-        reason,
-        fix: 'give the path of a folder of Markdown or MDX pages',
-      },
-    ],
-    warnings: [],
-    dangling: [],
-    skipped: [],
-    configuration: [],
-    versions: [],
-    latest: [],
-    baseUrl: undefined,
-  });
-  const info = await stat(root).catch(() => undefined);
-  if (!info?.isDirectory()) return empty('not a folder');
-  const files = await listFiles(root);
-  const site = await detectSite(root, files);
+/** Pages (partials skipped) and JSON units (configuration aside) among `files`. */
+const classifyFiles = (
+  files: readonly string[],
+  site: Site,
+  collected: Collected,
+): { pageFiles: string[]; jsonFiles: string[] } => {
   const pageFiles: string[] = [];
   const jsonFiles: string[] = [];
   for (const file of files) {
@@ -290,8 +170,20 @@ export const loadCorpus = async (
       else pageFiles.push(file);
     } else if (file.endsWith('.json') && !site.configFiles.has(file)) jsonFiles.push(file);
   }
-  const locations = locatePages(site, pageFiles);
-  const latest = latestVersions(site, locations);
+  return { pageFiles, jsonFiles };
+};
+
+/** Every page and unit read (pages parsed in workers) and built into a node, in file order. */
+const buildNodes = async (
+  root: string,
+  source: string,
+  site: Site,
+  files: { readonly pageFiles: readonly string[]; readonly jsonFiles: readonly string[] },
+  locations: ReadonlyMap<string, PageLocation>,
+  latest: ReadonlyMap<string, string>,
+  collected: Collected,
+): Promise<BuiltNode[]> => {
+  const { pageFiles, jsonFiles } = files;
   const parsedPages = await parsePagesInWorkers(
     root,
     pageFiles.map((file) => ({ file, mdx: isMdx(file, site) })),
@@ -313,47 +205,43 @@ export const loadCorpus = async (
     const node = buildNode(draft, source, site, latest, collected);
     if (node) built.push(node);
   }
-  const nodes = new Map<string, NodeContent>();
-  const owner = new Map<string, string>();
-  const add = (content: NodeContent, file: string): void => {
-    const first = owner.get(content.uid);
-    if (first !== undefined) {
-      collected.errors.push({
-        file,
-        field: 'uid',
-        reason: `"${content.uid}" is already used by ${first}`,
-        fix: 'give one of the two another uid (or, for pages without one, an id: or slug:)',
-      });
-      return;
-    }
-    owner.set(content.uid, file);
-    nodes.set(content.uid, content);
+  return built;
+};
+
+export const loadCorpus = async (
+  dir: string,
+  options: LoadCorpusOptions = {},
+): Promise<LoadedCorpus> => {
+  const root = resolve(dir);
+  const source = options.source ?? defaultSourceName(root);
+  const collected: Collected = {
+    errors: [],
+    warnings: [],
+    skipped: [],
+    dangling: [],
+    danglingKeys: new Set(),
   };
-  for (const node of built) add(node.content, node.draft.file);
-  const resolver = createLinkResolver({
-    files,
-    baseUrl: options.baseUrl ?? site.baseUrl,
-    contentRoot: site.contentRoot,
-    redirects: site.redirects,
+  const info = await stat(root).catch(() => undefined);
+  if (!info?.isDirectory()) return emptyCorpus(root, source, dir, 'not a folder');
+  const files = await listFiles(root);
+  const site = await detectSite(root, files);
+  const { pageFiles, jsonFiles } = classifyFiles(files, site, collected);
+  const locations = locatePages(site, pageFiles);
+  const latest = latestVersions(site, locations);
+  const built = await buildNodes(
+    root,
+    source,
+    site,
+    { pageFiles, jsonFiles },
+    locations,
     latest,
-    pages: built.map(({ draft, content }) => ({
-      uid: content.uid,
-      file: draft.file,
-      path: content.path,
-      anchors: [...(content.sections ?? []).map((s) => s.anchor), ...draft.parsed.anchors],
-    })),
-    uids: new Set(nodes.keys()),
-  });
-  const used = new Set<string>();
-  for (const node of built) {
-    const current = nodes.get(node.content.uid);
-    if (current !== node.content) continue; // a duplicate uid, reported above
-    const xrefs = linkEdges(node, resolver, collected);
-    nodes.set(node.content.uid, { ...node.content, edges: [...node.content.edges, ...xrefs] });
-    for (const sample of await extractSamples(root, node, used, collected))
-      add(sample, node.draft.file);
-  }
-  resolveEdges(nodes, owner, resolver, collected);
+    collected,
+  );
+  const table = new NodeTable(collected);
+  for (const node of built) table.add(node.content, node.draft.file);
+  const baseUrl = options.baseUrl ?? site.baseUrl;
+  const used = await linkNodes(table, { root, files, baseUrl, site, latest, built }, collected);
+  const { nodes } = table;
   const handled = new Set([...pageFiles, ...jsonFiles, ...collected.skipped.map((s) => s.file)]);
   for (const file of files) {
     if (handled.has(file) || used.has(file) || site.configFiles.has(file)) continue;
@@ -361,40 +249,7 @@ export const loadCorpus = async (
     if (skipped) collected.skipped.push(skipped);
   }
 
-  const mode = options.checkSamples ?? 'syntax';
-  if (collected.errors.length === 0 && mode !== false) {
-    const samples = [...nodes.values()].filter(
-      (node) =>
-        node.label === 'CodeSample' && CHECKED_LANGUAGES.has(String(node.attributes.language)),
-    );
-    const known = new Map<string, SampleCheck>();
-    const toCheck = samples.filter((sample) => {
-      const check = options.knownCheck?.(
-        sample.uid,
-        String(sample.attributes.language),
-        sample.body,
-      );
-      if (check?.mode === mode || (check && mode === 'syntax')) known.set(sample.uid, check);
-      return !known.has(sample.uid);
-    });
-    const checked = await checkSamples(
-      toCheck.map((s) => ({ uid: s.uid, language: String(s.attributes.language), code: s.body })),
-      mode,
-    );
-    for (const sample of samples) {
-      const check = known.get(sample.uid) ?? checked?.get(sample.uid);
-      if (!check) continue;
-      nodes.set(sample.uid, {
-        ...sample,
-        attributes: {
-          ...sample.attributes,
-          compiled: check.compiled,
-          check: check.mode,
-          ...(check.compiled ? {} : { diagnostics: [...check.diagnostics] }),
-        },
-      });
-    }
-  }
+  if (collected.errors.length === 0) await attachSampleChecks(nodes, options);
   const versions = [
     ...new Set(
       [...locations.values()].flatMap((l) => (l.version === undefined ? [] : [l.version])),
@@ -416,6 +271,6 @@ export const loadCorpus = async (
     configuration: [...site.notes],
     versions: versions.sort(compareMonikers),
     latest: [...new Set(latest.values())],
-    baseUrl: options.baseUrl ?? site.baseUrl,
+    baseUrl,
   };
 };

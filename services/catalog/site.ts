@@ -1,6 +1,16 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import {
+  noteCodeConfigs,
+  readDocfx,
+  readDocusaurus,
+  readMintlify,
+  readMkdocs,
+  SiteDraft,
+  withPrefix,
+} from './site-config.js';
+import { stripExtension } from './site-navigation.js';
+import { compareMonikers, isReleased, monikerOf, VERSION_NAME } from './site-versions.js';
+
+export { compareMonikers, isReleased, monikerOf, VERSION_NAME } from './site-versions.js';
 
 /**
  * What a documentation folder's generator implies: where its pages start (a site path is
@@ -54,344 +64,49 @@ export interface Redirect {
   readonly destination: string;
 }
 
-const CODE_CONFIGS: readonly { readonly pattern: RegExp; readonly generator: Generator }[] = [
-  { pattern: /^docusaurus\.config\.(js|mjs|cjs|ts)$/, generator: 'docusaurus' },
-  { pattern: /^sidebars\.(js|mjs|cjs|ts|json)$/, generator: 'docusaurus' },
-  { pattern: /^\.vitepress\/config\.(js|mjs|mts|ts)$/, generator: 'vitepress' },
-  { pattern: /^astro\.config\.(js|mjs|ts)$/, generator: 'markdown' },
-];
+// The configuration readers live in site-config.ts (navigation walkers in
+// site-navigation.ts), version names in site-versions.ts.
 
-const stripExtension = (file: string): string => file.replace(/\.(mdx?|markdown)$/i, '');
-
-const readText = async (root: string, file: string): Promise<string | undefined> =>
-  readFile(join(root, file), 'utf8').catch(() => undefined);
-
-interface NavCollector {
-  readonly entries: Map<string, NavEntry>;
-  add(page: string, title: string | undefined, groups: readonly string[]): void;
-}
-
-const navCollector = (): NavCollector => {
-  const entries = new Map<string, NavEntry>();
-  return {
-    entries,
-    add: (page, title, groups) => {
-      const key = stripExtension(page.replace(/^\.?\//, ''));
-      if (!entries.has(key)) entries.set(key, { order: entries.size, title, groups: [...groups] });
-    },
-  };
+/** Why a Markdown file is not a page of its own (partials, snippets), or undefined. */
+const partialReason = (generator: Generator, file: string): string | undefined => {
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  if (/^_/.test(name) || file.split('/').some((segment) => segment.startsWith('_')))
+    return 'a partial (its name or folder starts with _): included by pages, not a page itself';
+  if (generator === 'mintlify' && file.startsWith('snippets/'))
+    return 'a Mintlify snippet: imported by pages, not a page itself';
+  if (file.startsWith('versioned_sidebars/')) return 'Docusaurus sidebar data';
+  if (/^(node_modules|dist|build|site|\.docusaurus|\.vitepress\/(cache|dist))\//.test(file))
+    return 'build output or dependencies';
+  return undefined;
 };
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Mintlify navigation (docs.json or mint.json): any nesting of tabs, versions, groups, pages. */
-const walkMintlify = (
-  node: unknown,
-  groups: readonly string[],
-  nav: NavCollector,
-  onVersion: (name: string, isDefault: boolean, pages: string[]) => void,
-  prefix: string,
-): string[] => {
-  const pages: string[] = [];
-  if (typeof node === 'string') {
-    nav.add(prefix + node, undefined, groups);
-    return [node];
-  }
-  if (Array.isArray(node)) {
-    for (const item of node) pages.push(...walkMintlify(item, groups, nav, onVersion, prefix));
-    return pages;
-  }
-  if (!isRecord(node)) return pages;
-  const label = ['tab', 'group', 'anchor', 'dropdown', 'version', 'language', 'item']
-    .map((key) => node[key])
-    .find((value): value is string => typeof value === 'string');
-  const inner = label === undefined ? groups : [...groups, label];
-  if (typeof node.page === 'string')
-    pages.push(...walkMintlify(node.page, inner, nav, onVersion, prefix));
-  for (const [key, value] of Object.entries(node)) {
-    if (typeof value === 'object' && value !== null) {
-      if (key === 'global' || key === 'colors') continue;
-      pages.push(...walkMintlify(value, inner, nav, onVersion, prefix));
-    }
-  }
-  if (typeof node.version === 'string') onVersion(node.version, node.default === true, pages);
-  return pages;
-};
-
-/** MkDocs `nav:` entries: `path.md`, `Title: path.md`, `Section: [...]`. */
-const walkMkdocsNav = (
-  node: unknown,
-  groups: readonly string[],
-  nav: NavCollector,
-  prefix: string,
-): void => {
-  if (typeof node === 'string') {
-    if (!/^[a-z]+:\/\//i.test(node)) nav.add(prefix + node, undefined, groups);
-    return;
-  }
-  if (Array.isArray(node)) {
-    for (const item of node) walkMkdocsNav(item, groups, nav, prefix);
-    return;
-  }
-  if (!isRecord(node)) return;
-  for (const [title, value] of Object.entries(node)) {
-    if (typeof value === 'string') {
-      if (!/^[a-z]+:\/\//i.test(value)) nav.add(prefix + value, title || undefined, groups);
-    } else walkMkdocsNav(value, title ? [...groups, title] : groups, nav, prefix);
-  }
-};
-
-/** DocFX `toc.yml`: `- name: Title\n  href: page.md\n  items: [...]`. */
-const walkToc = (
-  node: unknown,
-  groups: readonly string[],
-  nav: NavCollector,
-  dir: string,
-): void => {
-  if (!Array.isArray(node)) {
-    if (isRecord(node) && Array.isArray(node.items)) walkToc(node.items, groups, nav, dir);
-    return;
-  }
-  for (const item of node) {
-    if (!isRecord(item)) continue;
-    const name = typeof item.name === 'string' ? item.name : undefined;
-    const href = typeof item.href === 'string' ? item.href : undefined;
-    if (href && /\.mdx?$/i.test(href) && !/^[a-z]+:\/\//i.test(href))
-      nav.add(join(dir, href), name, groups);
-    if (item.items) walkToc(item.items, name ? [...groups, name] : groups, nav, dir);
-  }
-};
-
-const posixDir = (file: string): string =>
-  file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
-
-const withPrefix = (dir: string): string => (dir === '' ? '' : `${dir}/`);
 
 export const detectSite = async (root: string, files: readonly string[]): Promise<Site> => {
-  const notes: ConfigNote[] = [];
-  const configFiles = new Set<string>();
-  const nav = navCollector();
-  const declaredLatest = new Set<string>();
-  let declaredVersions: string[] = [];
-  let generator: Generator = 'markdown';
-  let contentRoot = '';
-  let baseUrl: string | undefined;
-  const redirects: Redirect[] = [];
+  const draft = new SiteDraft();
   const fileSet = new Set(files);
-  const config = (file: string, read: boolean, reason: string, fix?: string): void => {
-    configFiles.add(file);
-    notes.push(fix === undefined ? { file, read, reason } : { file, read, reason, fix });
-  };
-
-  for (const file of files) {
-    const code = CODE_CONFIGS.find(({ pattern }) => pattern.test(file));
-    if (!code) continue;
-    if (generator === 'markdown') generator = code.generator;
-    config(
-      file,
-      false,
-      'site configuration written as code: not run, so its navigation and titles are not read',
-      'titles come from front matter or the first heading; set title: in front matter where a page needs another',
-    );
-  }
-
+  noteCodeConfigs(draft, files);
   const mintlify = ['docs.json', 'mint.json'].find((file) => fileSet.has(file));
-  if (mintlify) {
-    generator = 'mintlify';
-    const text = await readText(root, mintlify);
-    try {
-      const parsed: unknown = JSON.parse(text ?? '');
-      walkMintlify(
-        isRecord(parsed) ? (parsed.navigation ?? parsed) : parsed,
-        [],
-        nav,
-        (name, isDefault, pages) => {
-          if (!isDefault) return;
-          // The version's folder: the segment its pages share that names a version.
-          const segments = pages.map((page) => page.split('/').find((s) => VERSION_NAME.test(s)));
-          const folder = segments.find((segment) => segment !== undefined);
-          declaredLatest.add(folder ?? name);
-        },
-        '',
-      );
-      if (isRecord(parsed) && Array.isArray(parsed.redirects)) {
-        for (const redirect of parsed.redirects) {
-          if (
-            isRecord(redirect) &&
-            typeof redirect.source === 'string' &&
-            typeof redirect.destination === 'string'
-          ) {
-            redirects.push({ source: redirect.source, destination: redirect.destination });
-          }
-        }
-      }
-      if (isRecord(parsed) && Array.isArray(parsed.versions)) {
-        declaredVersions = parsed.versions.filter((v): v is string => typeof v === 'string');
-      }
-      config(
-        mintlify,
-        true,
-        'Mintlify site configuration: navigation order, groups and the default version read',
-      );
-    } catch (error) {
-      config(
-        mintlify,
-        false,
-        `not valid JSON (${(error as Error).message}); navigation not read`,
-        `fix the JSON of ${mintlify}`,
-      );
-    }
-  }
-
+  if (mintlify) await readMintlify(draft, root, mintlify);
   const mkdocs = ['mkdocs.yml', 'mkdocs.yaml'].find((file) => fileSet.has(file));
-  if (mkdocs) {
-    generator = 'mkdocs';
-    const text = (await readText(root, mkdocs)) ?? '';
-    try {
-      // Python-specific tags (!!python/name:…, !ENV) are kept as text.
-      const parsed: unknown = parseYaml(text, {
-        logLevel: 'silent',
-        customTags: [],
-        strict: false,
-        uniqueKeys: false,
-      });
-      const data = isRecord(parsed) ? parsed : {};
-      contentRoot =
-        typeof data.docs_dir === 'string' ? data.docs_dir.replace(/^\.\/|\/$/g, '') : 'docs';
-      if (typeof data.site_url === 'string') baseUrl = data.site_url;
-      walkMkdocsNav(data.nav, [], nav, withPrefix(contentRoot));
-      config(mkdocs, true, 'MkDocs configuration: docs_dir, site_url and nav titles read');
-    } catch (error) {
-      config(
-        mkdocs,
-        false,
-        `not valid YAML (${(error as Error).message.split('\n')[0] ?? ''}); nav not read`,
-        `fix the YAML of ${mkdocs}`,
-      );
-    }
-  }
+  if (mkdocs) await readMkdocs(draft, root, mkdocs);
+  await readDocfx(draft, root, files, fileSet);
+  await readDocusaurus(draft, root, files, fileSet);
+  if (files.some((file) => file.startsWith('.vitepress/'))) draft.generator = 'vitepress';
 
-  if (fileSet.has('docfx.json')) {
-    generator = 'docfx';
-    config(
-      'docfx.json',
-      false,
-      'DocFX build configuration: not needed, every Markdown file under the folder is read',
-    );
-  }
-  for (const file of files.filter((f) => /(^|\/)toc\.ya?ml$/i.test(f))) {
-    if (generator === 'markdown') generator = 'docfx';
-    try {
-      walkToc(
-        parseYaml((await readText(root, file)) ?? '', { logLevel: 'silent' }),
-        [],
-        nav,
-        posixDir(file),
-      );
-      config(file, true, 'table of contents: titles and order read');
-    } catch (error) {
-      config(
-        file,
-        false,
-        `not valid YAML (${(error as Error).message.split('\n')[0] ?? ''})`,
-        `fix the YAML of ${file}`,
-      );
-    }
-  }
-
-  if (fileSet.has('versions.json') && files.some((file) => file.startsWith('versioned_docs/'))) {
-    generator = 'docusaurus';
-    try {
-      const parsed: unknown = JSON.parse((await readText(root, 'versions.json')) ?? '');
-      if (Array.isArray(parsed)) declaredVersions = parsed.map(String);
-      const newest = declaredVersions[0];
-      if (newest !== undefined) declaredLatest.add(newest);
-      config('versions.json', true, 'Docusaurus versions: the first is the latest release');
-    } catch (error) {
-      config(
-        'versions.json',
-        false,
-        `not valid JSON (${(error as Error).message})`,
-        'fix the JSON of versions.json',
-      );
-    }
-  }
-  for (const file of files.filter((f) => /(^|\/)_category_\.json$/.test(f))) {
-    try {
-      const parsed: unknown = JSON.parse((await readText(root, file)) ?? '');
-      const label = isRecord(parsed) && typeof parsed.label === 'string' ? parsed.label : undefined;
-      if (label) nav.add(`${posixDir(file)}/index`, label, []);
-      config(file, true, 'Docusaurus category: label read');
-    } catch (error) {
-      config(
-        file,
-        false,
-        `not valid JSON (${(error as Error).message})`,
-        `fix the JSON of ${file}`,
-      );
-    }
-  }
-  if (files.some((file) => file.startsWith('.vitepress/'))) generator = 'vitepress';
-
+  const { generator } = draft;
   const mdMeansMdx = generator === 'docusaurus' || generator === 'mintlify';
   return {
     generator,
-    contentRoot,
+    contentRoot: draft.contentRoot,
     mdMeansMdx,
-    baseUrl,
-    navigation: nav.entries,
-    declaredLatest,
-    declaredVersions,
-    notes,
-    redirects,
-    configFiles,
-    partial: (file) => {
-      const name = file.slice(file.lastIndexOf('/') + 1);
-      if (/^_/.test(name) || file.split('/').some((segment) => segment.startsWith('_')))
-        return 'a partial (its name or folder starts with _): included by pages, not a page itself';
-      if (generator === 'mintlify' && file.startsWith('snippets/'))
-        return 'a Mintlify snippet: imported by pages, not a page itself';
-      if (file.startsWith('versioned_sidebars/')) return 'Docusaurus sidebar data';
-      if (/^(node_modules|dist|build|site|\.docusaurus|\.vitepress\/(cache|dist))\//.test(file))
-        return 'build output or dependencies';
-      return undefined;
-    },
+    baseUrl: draft.baseUrl,
+    navigation: draft.nav.entries,
+    declaredLatest: draft.declaredLatest,
+    declaredVersions: draft.declaredVersions,
+    notes: draft.notes,
+    redirects: draft.redirects,
+    configFiles: draft.configFiles,
+    partial: (file) => partialReason(generator, file),
   };
-};
-
-// ---------------------------------------------------------------------------------------------
-// Versions
-
-/** A folder name that names a version: a date, a release number, or a pre-release channel. */
-export const VERSION_NAME =
-  /^(?:version-)?(?:\d{4}-\d{2}(?:-\d{2})?|v\d+(?:\.(?:\d+|x))*(?:-[a-z0-9.]+)?|\d+\.(?:\d+|x)(?:\.(?:\d+|x))*(?:-[a-z0-9.]+)?|draft|next|current|preview|unreleased|canary|latest)$/i;
-
-const UNRELEASED =
-  /^(draft|next|current|preview|unreleased|canary)$|-(alpha|beta|rc|pre|preview|next|canary)/i;
-
-export const monikerOf = (folder: string): string => folder.replace(/^version-/i, '').toLowerCase();
-
-export const isReleased = (moniker: string): boolean => !UNRELEASED.test(moniker);
-
-const numericParts = (moniker: string): number[] =>
-  moniker
-    .replace(/^v/, '')
-    .split(/[.-]/)
-    .map((part) => (part === 'x' ? Number.MAX_SAFE_INTEGER : Number(part)))
-    .map((n) => (Number.isFinite(n) ? n : -1));
-
-/** Newest first: released before unreleased, then by date or release number, descending. */
-export const compareMonikers = (a: string, b: string): number => {
-  const released = Number(isReleased(b)) - Number(isReleased(a));
-  if (released !== 0) return released;
-  const x = numericParts(a);
-  const y = numericParts(b);
-  for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
-    const d = (y[i] ?? -1) - (x[i] ?? -1);
-    if (d !== 0) return d;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
 };
 
 export interface PageLocation {

@@ -1,0 +1,221 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { ConfigNote, Generator, Redirect } from './site.js';
+import {
+  isRecord,
+  navCollector,
+  walkMintlify,
+  walkMkdocsNav,
+  walkToc,
+  type NavCollector,
+} from './site-navigation.js';
+import { VERSION_NAME } from './site-versions.js';
+
+// Each generator's configuration files, read into one draft of the site.
+
+const CODE_CONFIGS: readonly { readonly pattern: RegExp; readonly generator: Generator }[] = [
+  { pattern: /^docusaurus\.config\.(js|mjs|cjs|ts)$/, generator: 'docusaurus' },
+  { pattern: /^sidebars\.(js|mjs|cjs|ts|json)$/, generator: 'docusaurus' },
+  { pattern: /^\.vitepress\/config\.(js|mjs|mts|ts)$/, generator: 'vitepress' },
+  { pattern: /^astro\.config\.(js|mjs|ts)$/, generator: 'markdown' },
+];
+
+const readText = async (root: string, file: string): Promise<string | undefined> =>
+  readFile(join(root, file), 'utf8').catch(() => undefined);
+
+const posixDir = (file: string): string =>
+  file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+
+export const withPrefix = (dir: string): string => (dir === '' ? '' : `${dir}/`);
+
+/** What the configuration files said so far; each reader below adds to it. */
+export class SiteDraft {
+  readonly notes: ConfigNote[] = [];
+  readonly configFiles = new Set<string>();
+  readonly nav: NavCollector = navCollector();
+  readonly declaredLatest = new Set<string>();
+  declaredVersions: string[] = [];
+  generator: Generator = 'markdown';
+  contentRoot = '';
+  baseUrl: string | undefined;
+  readonly redirects: Redirect[] = [];
+
+  /** Marks `file` as configuration, with what was made of it. */
+  config(file: string, read: boolean, reason: string, fix?: string): void {
+    this.configFiles.add(file);
+    this.notes.push(fix === undefined ? { file, read, reason } : { file, read, reason, fix });
+  }
+}
+
+/** Configuration written as code (sidebars.js, docusaurus.config.js, …): named, not run. */
+export const noteCodeConfigs = (draft: SiteDraft, files: readonly string[]): void => {
+  for (const file of files) {
+    const code = CODE_CONFIGS.find(({ pattern }) => pattern.test(file));
+    if (!code) continue;
+    if (draft.generator === 'markdown') draft.generator = code.generator;
+    draft.config(
+      file,
+      false,
+      'site configuration written as code: not run, so its navigation and titles are not read',
+      'titles come from front matter or the first heading; set title: in front matter where a page needs another',
+    );
+  }
+};
+
+/** Mintlify's docs.json or mint.json: navigation, the default version, redirects, versions. */
+export const readMintlify = async (
+  draft: SiteDraft,
+  root: string,
+  mintlify: string,
+): Promise<void> => {
+  draft.generator = 'mintlify';
+  const text = await readText(root, mintlify);
+  try {
+    const parsed: unknown = JSON.parse(text ?? '');
+    walkMintlify(
+      isRecord(parsed) ? (parsed.navigation ?? parsed) : parsed,
+      [],
+      draft.nav,
+      (name, isDefault, pages) => {
+        if (!isDefault) return;
+        // The version's folder: the segment its pages share that names a version.
+        const segments = pages.map((page) => page.split('/').find((s) => VERSION_NAME.test(s)));
+        const folder = segments.find((segment) => segment !== undefined);
+        draft.declaredLatest.add(folder ?? name);
+      },
+      '',
+    );
+    if (isRecord(parsed) && Array.isArray(parsed.redirects)) {
+      for (const redirect of parsed.redirects) {
+        if (
+          isRecord(redirect) &&
+          typeof redirect.source === 'string' &&
+          typeof redirect.destination === 'string'
+        ) {
+          draft.redirects.push({ source: redirect.source, destination: redirect.destination });
+        }
+      }
+    }
+    if (isRecord(parsed) && Array.isArray(parsed.versions)) {
+      draft.declaredVersions = parsed.versions.filter((v): v is string => typeof v === 'string');
+    }
+    draft.config(
+      mintlify,
+      true,
+      'Mintlify site configuration: navigation order, groups and the default version read',
+    );
+  } catch (error) {
+    draft.config(
+      mintlify,
+      false,
+      `not valid JSON (${(error as Error).message}); navigation not read`,
+      `fix the JSON of ${mintlify}`,
+    );
+  }
+};
+
+/** mkdocs.yml: docs_dir, site_url and nav. */
+export const readMkdocs = async (draft: SiteDraft, root: string, mkdocs: string): Promise<void> => {
+  draft.generator = 'mkdocs';
+  const text = (await readText(root, mkdocs)) ?? '';
+  try {
+    // Python-specific tags (!!python/name:…, !ENV) are kept as text.
+    const parsed: unknown = parseYaml(text, {
+      logLevel: 'silent',
+      customTags: [],
+      strict: false,
+      uniqueKeys: false,
+    });
+    const data = isRecord(parsed) ? parsed : {};
+    draft.contentRoot =
+      typeof data.docs_dir === 'string' ? data.docs_dir.replace(/^\.\/|\/$/g, '') : 'docs';
+    if (typeof data.site_url === 'string') draft.baseUrl = data.site_url;
+    walkMkdocsNav(data.nav, [], draft.nav, withPrefix(draft.contentRoot));
+    draft.config(mkdocs, true, 'MkDocs configuration: docs_dir, site_url and nav titles read');
+  } catch (error) {
+    draft.config(
+      mkdocs,
+      false,
+      `not valid YAML (${(error as Error).message.split('\n')[0] ?? ''}); nav not read`,
+      `fix the YAML of ${mkdocs}`,
+    );
+  }
+};
+
+/** DocFX: docfx.json is named; every toc.yml gives titles and order. */
+export const readDocfx = async (
+  draft: SiteDraft,
+  root: string,
+  files: readonly string[],
+  fileSet: ReadonlySet<string>,
+): Promise<void> => {
+  if (fileSet.has('docfx.json')) {
+    draft.generator = 'docfx';
+    draft.config(
+      'docfx.json',
+      false,
+      'DocFX build configuration: not needed, every Markdown file under the folder is read',
+    );
+  }
+  for (const file of files.filter((f) => /(^|\/)toc\.ya?ml$/i.test(f))) {
+    if (draft.generator === 'markdown') draft.generator = 'docfx';
+    try {
+      walkToc(
+        parseYaml((await readText(root, file)) ?? '', { logLevel: 'silent' }),
+        [],
+        draft.nav,
+        posixDir(file),
+      );
+      draft.config(file, true, 'table of contents: titles and order read');
+    } catch (error) {
+      draft.config(
+        file,
+        false,
+        `not valid YAML (${(error as Error).message.split('\n')[0] ?? ''})`,
+        `fix the YAML of ${file}`,
+      );
+    }
+  }
+};
+
+/** Docusaurus: versions.json (with versioned_docs/) and every _category_.json. */
+export const readDocusaurus = async (
+  draft: SiteDraft,
+  root: string,
+  files: readonly string[],
+  fileSet: ReadonlySet<string>,
+): Promise<void> => {
+  if (fileSet.has('versions.json') && files.some((file) => file.startsWith('versioned_docs/'))) {
+    draft.generator = 'docusaurus';
+    try {
+      const parsed: unknown = JSON.parse((await readText(root, 'versions.json')) ?? '');
+      if (Array.isArray(parsed)) draft.declaredVersions = parsed.map(String);
+      const newest = draft.declaredVersions[0];
+      if (newest !== undefined) draft.declaredLatest.add(newest);
+      draft.config('versions.json', true, 'Docusaurus versions: the first is the latest release');
+    } catch (error) {
+      draft.config(
+        'versions.json',
+        false,
+        `not valid JSON (${(error as Error).message})`,
+        'fix the JSON of versions.json',
+      );
+    }
+  }
+  for (const file of files.filter((f) => /(^|\/)_category_\.json$/.test(f))) {
+    try {
+      const parsed: unknown = JSON.parse((await readText(root, file)) ?? '');
+      const label = isRecord(parsed) && typeof parsed.label === 'string' ? parsed.label : undefined;
+      if (label) draft.nav.add(`${posixDir(file)}/index`, label, []);
+      draft.config(file, true, 'Docusaurus category: label read');
+    } catch (error) {
+      draft.config(
+        file,
+        false,
+        `not valid JSON (${(error as Error).message})`,
+        `fix the JSON of ${file}`,
+      );
+    }
+  }
+};
