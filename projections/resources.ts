@@ -146,6 +146,19 @@ export const writeResources = async (
   return upsertResources(tx, prepareResources(projection, writes));
 };
 
+/** Deletes a projection's resources by URI (a retired node, a node that changed type). */
+export const deleteResources = async (
+  tx: ProjectionTransaction,
+  projection: string,
+  uris: readonly string[],
+): Promise<void> => {
+  if (uris.length === 0) return;
+  await tx.query('DELETE FROM resources WHERE projection = $1 AND uri = ANY($2::text[])', [
+    projection,
+    uris,
+  ]);
+};
+
 export interface ResourceEntry {
   readonly uri: string;
   readonly type: string;

@@ -4,12 +4,7 @@ import { appendDecidedAtomically, type DecidedAppend } from '../commands/decided
 import { runCommand } from '../commands/handler.js';
 import type { CommandMetadata } from '../commands/metadata.js';
 import { settleLog } from '../event-store/settle.js';
-import type {
-  AppendResult,
-  EventStore,
-  Position,
-  RecordedEvent,
-} from '../event-store/types.js';
+import type { AppendResult, EventStore, Position, RecordedEvent } from '../event-store/types.js';
 import { nodeContentHash, type NodeContent } from './content.js';
 import {
   defaultSourceName,

@@ -13,6 +13,7 @@ import {
   EDGE_COLUMN as EDGE,
 } from '../catalog/read-model/graph-queries.js';
 import { labelsInScope } from '../catalog/vocabulary.js';
+import { REQUEST_GRAPH_NODES } from '../requests/read-model/graph-queries.js';
 import type { Expr, Query, Value } from './ast.js';
 import type { Analysis, HopBinding, NodeBinding } from './analyze.js';
 import { GRAPH_QUERY_BOUNDS } from './bounds.js';
@@ -67,7 +68,6 @@ export interface CompileOptions {
   readonly scope?: ReadScope;
 }
 
-const SCHEMA = 'read_model';
 /**
  * Node properties stored as columns of the node relations (the catalog's nodes and the request
  * rows shaped like them); every other property name is an attribute.
@@ -83,8 +83,6 @@ const RELATIONSHIP_PROPERTIES: Readonly<
   origin: { column: 'origin', type: 'text' },
   ordinal: { column: 'ordinal', type: 'jsonb' },
 };
-
-const REQUEST_NODES = `SELECT request_id AS uid, 'Request'::text AS label, title, problem AS summary, product, ARRAY['latest']::text[] AS monikers, jsonb_build_object('stage', stage, 'status', status, 'priority', priority, 'requester', requester) AS attributes FROM ${SCHEMA}.requests`;
 
 type Operand =
   | { readonly type: 'text' | 'jsonb' | 'textarray' | 'bool'; readonly sql: string }
@@ -283,7 +281,7 @@ class Compiler {
   }
 
   private nodeSource(node: NodeBinding): string {
-    const requests = `${REQUEST_NODES}${this.requestsInScope()}`;
+    const requests = `${REQUEST_GRAPH_NODES}${this.requestsInScope()}`;
     if (node.label === 'Request') return `(${requests})`;
     if (node.label !== undefined) return CATALOG_NODES;
     const inScope = this.catalogInScope('c');

@@ -1,22 +1,15 @@
 import type pg from 'pg';
-import {
-  mayReadType,
-  productInScopeSql,
-  scopeSqlValues,
-  type ReadScope,
-} from '../access/grants.js';
+import { mayReadType, scopeSqlValues, type ReadScope } from '../access/grants.js';
 import { countCatalogGraph, countEdgesAt } from '../catalog/read-model/graph-queries.js';
+import { countRequestsInScope } from '../requests/read-model/graph-queries.js';
 import { labelsInScope } from '../catalog/vocabulary.js';
 import type { GraphStats } from './estimate.js';
 
 /**
  * The graph counts within the caller's scope: the blow-up guard's refusal then depends on
- * what the caller may read only, never on how much else exists. The catalog's counts come
- * from its read model; request nodes are the requests read model's rows, counted when the
- * scope may read requests ($1), within its products ($2).
+ * what the caller may read only, never on how much else exists. Each read model counts its
+ * own: the catalog its nodes and edges, the requests read model its rows.
  */
-const REQUESTS_SQL = `SELECT count(*)::float8 AS n FROM read_model.requests r
- WHERE $1::boolean AND ${productInScopeSql('r.product', '$2')}`;
 
 /** The bind values of a scope for the statistics queries, and the key its counts are kept by. */
 const statsScope = (scope: ReadScope): [string[] | null, string[] | null, boolean] => [
@@ -31,10 +24,10 @@ export const readGraphStats = async (pool: pg.Pool, scope: ReadScope): Promise<G
   const [, products, requestsReadable] = statsScope(scope);
   const [catalog, requests] = await Promise.all([
     countCatalogGraph(pool, scope),
-    pool.query<{ n: number }>(REQUESTS_SQL, [requestsReadable, products]),
+    countRequestsInScope(pool, requestsReadable, products),
   ]);
   const { nodesByLabel, edgesByType } = catalog;
-  nodesByLabel.set('Request', requests.rows[0]?.n ?? 0);
+  nodesByLabel.set('Request', requests);
   const nodes = [...nodesByLabel.values()].reduce((sum, n) => sum + n, 0);
   return { nodes, nodesByLabel, edgesByType };
 };

@@ -6,6 +6,7 @@ import { parseSourceEvent, SOURCE_EVENT_TYPES, SOURCE_STREAM_PREFIX } from '../s
 import { labelSpec } from '../vocabulary.js';
 import type { Position, RecordedEvent } from '../../event-store/types.js';
 import {
+  deleteResources,
   collectionUri,
   resourcesTable,
   resourceUri,
@@ -172,12 +173,11 @@ const apply = async (
       })
       .map((node) => ({ ...node.content, label: previousLabel.get(node.content.uid) ?? '' })),
   ];
-  if (removed.length > 0) {
-    await tx.query('DELETE FROM resources WHERE projection = $1 AND uri = ANY($2::text[])', [
-      CATALOG_PROJECTION,
-      removed.map((content) => catalogNodeUri(content.label, content.uid)),
-    ]);
-  }
+  await deleteResources(
+    tx,
+    CATALOG_PROJECTION,
+    removed.map((content) => catalogNodeUri(content.label, content.uid)),
+  );
   return {
     uris: [
       ...written.uris,

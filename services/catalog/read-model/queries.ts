@@ -1,6 +1,10 @@
+import {
+  countRequestsInScope,
+  hasRequestsReadModel,
+} from '../../requests/read-model/graph-queries.js';
 import type { NodeContent, NodeEdge, NodeSection } from '../content.js';
 import { compareEdges, EDGE_ORIGINS, type EdgeOrigin } from '../content.js';
-import { productInScopeSql, scopeSqlValues, type ReadScope } from '../../access/grants.js';
+import { scopeSqlValues, type ReadScope } from '../../access/grants.js';
 import { labelForResourceType, labelsInScope } from '../vocabulary.js';
 import type { Queryable } from '../../database/queryable.js';
 import { getResource } from '../../../projections/resources.js';
@@ -184,15 +188,8 @@ export const countNodesByLabel = async (
   const counts = new Map(result.rows.map((row) => [row.label, Number(row.count)]));
   // Request nodes are the requests read model's rows (as query_graph matches them).
   const labels = labelsInScope(scope);
-  const present = await db.query<{ table: string | null }>(
-    `SELECT to_regclass('read_model.requests')::text AS table`,
-  );
-  if ((labels === null || labels.includes('Request')) && present.rows[0]?.table) {
-    const requests = await db.query<{ count: string }>(
-      `SELECT count(*) AS count FROM read_model.requests WHERE ${productInScopeSql('product', '$1')}`,
-      [scopeSqlValues(scope).products],
-    );
-    counts.set('Request', Number(requests.rows[0]?.count ?? 0));
+  if ((labels === null || labels.includes('Request')) && (await hasRequestsReadModel(db))) {
+    counts.set('Request', await countRequestsInScope(db, true, scopeSqlValues(scope).products));
   }
   return counts;
 };
