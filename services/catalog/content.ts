@@ -30,6 +30,12 @@ export interface NodeSection {
   readonly offset: number;
 }
 
+/** The fields every view of a node shares (the content, the index's node, the read view). */
+export type NodeFields = Pick<
+  NodeContent,
+  'uid' | 'label' | 'title' | 'summary' | 'body' | 'product' | 'monikers' | 'attributes'
+>;
+
 export interface NodeContent {
   readonly uid: string;
   readonly label: string;

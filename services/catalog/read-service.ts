@@ -1,3 +1,4 @@
+import type { NodeFields } from './content.js';
 import { z } from 'zod';
 import type { Queryable } from '../database/queryable.js';
 import type { ReadScope } from '../access/grants.js';
@@ -70,15 +71,7 @@ export interface SchemaDescription {
   readonly hint: string;
 }
 
-export interface NodeView {
-  readonly uid: string;
-  readonly label: string;
-  readonly title: string;
-  readonly summary: string;
-  readonly body: string;
-  readonly product: string | null;
-  readonly monikers: readonly string[];
-  readonly attributes: Readonly<Record<string, unknown>>;
+export interface NodeView extends NodeFields {
   readonly sourcePath: string | null;
   readonly contentHash: string;
   readonly lastModified: string;

@@ -17,6 +17,7 @@ import {
   scopeValues,
   type EdgeTableRow,
   type NodeTableRow,
+  nodeFieldsOf,
 } from './tables.js';
 
 /**
@@ -87,14 +88,7 @@ export const getCatalogNode = async (
   );
   // Rebuilt exactly as the events carried it (same normal form), so hashes agree.
   const content: NodeContent = {
-    uid: row.uid,
-    label: row.label,
-    title: row.title,
-    summary: row.summary,
-    body: row.body,
-    product: row.product,
-    monikers: row.monikers,
-    attributes: row.attributes,
+    ...nodeFieldsOf(row),
     edges: edges.rows
       .map(toEdge)
       .map(({ type, target, ordinal, origin, anchor }): NodeEdge => ({

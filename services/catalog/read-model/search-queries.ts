@@ -1,5 +1,6 @@
 import type { Queryable } from '../../database/queryable.js';
-import { CATALOG_EDGES, CATALOG_NODES, type NodeTableRow } from './tables.js';
+import type { NodeFields } from '../content.js';
+import { CATALOG_EDGES, CATALOG_NODES, nodeFieldsOf, type NodeTableRow } from './tables.js';
 
 /**
  * Whole-catalog reads for the search indexes: every node of a kind (or some by uid) with its
@@ -8,15 +9,7 @@ import { CATALOG_EDGES, CATALOG_NODES, type NodeTableRow } from './tables.js';
  */
 
 /** A catalog node as the search index reads it. */
-export interface CatalogIndexNode {
-  readonly uid: string;
-  readonly label: string;
-  readonly title: string;
-  readonly summary: string;
-  readonly body: string;
-  readonly product: string | null;
-  readonly monikers: readonly string[];
-  readonly attributes: Readonly<Record<string, unknown>>;
+export interface CatalogIndexNode extends NodeFields {
   readonly lastModified: string;
   /** The page across versions (its site path without the version folder); null: none. */
   readonly page: string | null;
@@ -60,14 +53,7 @@ const NODE_COLUMNS =
   'uid, label, title, summary, body, product, monikers, attributes, last_modified, page, path, sections';
 
 const toNode = (row: IndexNodeRow): CatalogIndexNode => ({
-  uid: row.uid,
-  label: row.label,
-  title: row.title,
-  summary: row.summary,
-  body: row.body,
-  product: row.product,
-  monikers: row.monikers,
-  attributes: row.attributes,
+  ...nodeFieldsOf(row),
   lastModified: row.last_modified.toISOString(),
   page: row.page,
   path: row.path,

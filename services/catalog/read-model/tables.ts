@@ -1,4 +1,4 @@
-import type { NodeSection } from '../content.js';
+import type { NodeFields, NodeSection } from '../content.js';
 import {
   productInScopeSql,
   scopeSqlValues,
@@ -38,6 +38,18 @@ export interface NodeTableRow {
   /** bigint, as text. */
   revision: string;
 }
+
+/** The node fields every view shares, from a row (as the events carried them). */
+export const nodeFieldsOf = (row: NodeFields): NodeFields => ({
+  uid: row.uid,
+  label: row.label,
+  title: row.title,
+  summary: row.summary,
+  body: row.body,
+  product: row.product,
+  monikers: row.monikers,
+  attributes: row.attributes,
+});
 
 /** A row of `catalog_edges` as `pg` returns it. */
 export interface EdgeTableRow {

@@ -1,25 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandEventId } from '../../../services/commands/event-ids.js';
 import { eventMetadata } from '../../../services/commands/metadata.js';
-import { openDatabase, type Database } from '../../../services/database/database.js';
-import { migrate } from '../../../services/database/migrate.js';
-import {
-  createPostgresEventStore,
-  eventStoreMigrations,
-  type PostgresEventStore,
-} from '../../../services/event-store/postgres/adapter.js';
-import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { requestStreamId } from '../../../services/requests/events.js';
-import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
 import {
   formatRequestId,
   INTAKE_COMMAND_BOUND,
   intakeCommandStreamId,
   requestIdCounterStreamId,
 } from '../../../services/requests/request-ids.js';
-import { createLogger } from '../../../services/runtime/logger.js';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
-import { allocatedEvents, form, meta } from './support.js';
+import { allocatedEvents, form, meta, openTwoWriters, type Writer } from './support.js';
 
 /**
  * Intakes at once, in two writers that share only the database (each its own pool, event
@@ -28,42 +17,17 @@ import { allocatedEvents, form, meta } from './support.js';
  * while the first attempt runs) gets its first id back, and what a maker that crashed
  * half-way left behind is completed by the next intake.
  */
-const logger = createLogger('silent');
-
-interface Writer {
-  readonly database: Database;
-  readonly store: PostgresEventStore;
-  readonly handlers: RequestCommandHandlers;
-}
-
-let throwaway: ThrowawayDatabase;
 let a: Writer;
 let b: Writer;
 
-const openWriter = async (): Promise<Writer> => {
-  const database = await openDatabase({
-    databaseUrl: throwaway.url,
-    dataDir: '',
-    poolSize: 10,
-    logger,
-  });
-  const store = createPostgresEventStore({ database, logger, pollIntervalMs: 200 });
-  return { database, store, handlers: createRequestCommandHandlers({ eventStore: store }) };
-};
+let closeWriters: () => Promise<void>;
 
 beforeAll(async () => {
-  throwaway = await createThrowawayDatabase('intake_concurrency');
-  a = await openWriter();
-  await migrate(a.database.pool, [eventStoreMigrations], logger);
-  b = await openWriter();
+  ({ a, b, close: closeWriters } = await openTwoWriters('intake_concurrency'));
 });
 
 afterAll(async () => {
-  for (const writer of [a, b]) {
-    await writer.store.close();
-    await writer.database.close();
-  }
-  await throwaway.drop();
+  await closeWriters();
 });
 
 const count = async (sql: string, values: unknown[]): Promise<number> => {

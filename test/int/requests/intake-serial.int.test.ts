@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../services/database/database.js';
-import { migrate } from '../../../services/database/migrate.js';
-import {
-  createPostgresEventStore,
-  eventStoreMigrations,
-  type PostgresEventStore,
-} from '../../../services/event-store/postgres/adapter.js';
 import type { EventStore } from '../../../services/event-store/types.js';
-import type { RequestCommandHandlers } from '../../../services/requests/commands.js';
 import { requestStreamId } from '../../../services/requests/events.js';
-import { createRequestCommandHandlers } from '../../../services/requests/handlers.js';
 import {
   formatRequestId,
   INTAKE_COMMAND_BOUND,
   intakeCommandStreamId,
   requestIdCounterStreamId,
 } from '../../../services/requests/request-ids.js';
-import { createLogger } from '../../../services/runtime/logger.js';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
-import { allocatedEvents, form, meta } from './support.js';
+import { allocatedEvents, form, meta, openTwoWriters, type Writer } from './support.js';
 
 /**
  * Intake ids on a store without atomic appends across streams (as on EventStoreDB): the
@@ -26,15 +15,6 @@ import { allocatedEvents, form, meta } from './support.js';
  * request-ids.ts (epochs, binding checks, completing the head batch) keeps ids gap-free and
  * retries answered with their first id. Two writers share only the database.
  */
-const logger = createLogger('silent');
-
-interface Writer {
-  readonly database: Database;
-  readonly store: PostgresEventStore;
-  readonly handlers: RequestCommandHandlers;
-}
-
-let throwaway: ThrowawayDatabase;
 let a: Writer;
 let b: Writer;
 
@@ -49,31 +29,14 @@ const withoutAtomicAppends = (store: EventStore): EventStore => ({
   close: () => store.close(),
 });
 
-const openWriter = async (): Promise<Writer> => {
-  const database = await openDatabase({
-    databaseUrl: throwaway.url,
-    dataDir: '',
-    poolSize: 10,
-    logger,
-  });
-  const store = createPostgresEventStore({ database, logger, pollIntervalMs: 200 });
-  const handlers = createRequestCommandHandlers({ eventStore: withoutAtomicAppends(store) });
-  return { database, store, handlers };
-};
+let closeWriters: () => Promise<void>;
 
 beforeAll(async () => {
-  throwaway = await createThrowawayDatabase('intake_serial');
-  a = await openWriter();
-  await migrate(a.database.pool, [eventStoreMigrations], logger);
-  b = await openWriter();
+  ({ a, b, close: closeWriters } = await openTwoWriters('intake_serial', withoutAtomicAppends));
 });
 
 afterAll(async () => {
-  for (const writer of [a, b]) {
-    await writer.store.close();
-    await writer.database.close();
-  }
-  await throwaway.drop();
+  await closeWriters();
 });
 
 /** Every id of the year 1..n exists exactly once: allocated, bound and proposed. */
