@@ -123,7 +123,7 @@ export interface MergeNotCounted {
   /** The GitHub login that merged. */
   readonly mergedBy: string;
   readonly mergeCommitSha: string | null;
-  /** The rule that refused it (services/governance/approval-rules.ts). */
+  /** The rule that refused it (services/principals/four-eyes.ts). */
   readonly rule: 'own_proposal' | 'not_maintainer';
   /** The merger's principal. */
   readonly principal: string;

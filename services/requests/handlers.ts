@@ -42,7 +42,7 @@ import type { RequestState } from './state.js';
 export interface RequestCommandHandlerDeps {
   readonly eventStore: EventStore;
   /**
-   * Who is who for four eyes (services/governance/principals.ts). Default: no table, every
+   * Who is who for four eyes (services/principals/principals.ts). Default: no table, every
    * identity is the principal its name says (`token:ada` and `github:ada` are both ada).
    */
   readonly principals?: PrincipalDirectory | undefined;
