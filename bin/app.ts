@@ -27,6 +27,8 @@ import {
 import { createPrincipalDirectory } from '../services/principals/principals.js';
 import { createGovernanceService, type GovernanceService } from '../services/governance/service.js';
 import { createRequestCommandHandlers } from '../services/requests/handlers.js';
+import { activityAppendObserver } from '../services/activity/log.js';
+import { observeAppends } from '../services/event-store/observed.js';
 import type { Config } from '../services/runtime/config.js';
 import type { Logger } from '../services/runtime/logger.js';
 
@@ -98,13 +100,19 @@ export const createApp = async (
     ).catch((error: unknown) => {
       throw mapDatabaseError(error);
     });
-    const eventStore = config.eventStoreUrl
+    const store = config.eventStoreUrl
       ? // Loaded on demand: the gRPC client is heavy and only production topologies use it.
         (await import('../services/event-store/esdb/adapter.js')).createEsdbEventStore({
           connectionString: config.eventStoreUrl,
           logger,
         })
       : createPostgresEventStore({ database, logger, pollIntervalMs: config.pollIntervalMs });
+    // Proposals and decisions reach the activity log from the process that appends them; the
+    // serving process (`mustOwn`) decides locally only through its console.
+    const eventStore = observeAppends(
+      store,
+      activityAppendObserver(logger, options.mustOwn === true ? 'console' : 'cli'),
+    );
     const githubSettings = githubSettingsFromConfig(config);
     const principals = createPrincipalDirectory(config.principals);
     const handlers = createRequestCommandHandlers({ eventStore, principals });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ingestActivity } from '../../services/catalog/activity.js';
 import { ingestCorpus, type IngestReport } from '../../services/catalog/ingest.js';
 import { SHIPPED_SOURCE, sourceNameProblem } from '../../services/catalog/sources.js';
 import {
@@ -8,6 +9,7 @@ import {
   defaultCorpusDir,
   describeIssues,
 } from '../../services/catalog/start-up.js';
+import { logActivity } from '../../services/runtime/activity.js';
 import { InvalidArgument } from '../../services/runtime/errors.js';
 import {
   formatIngestReport,
@@ -77,7 +79,7 @@ export const ingestCommand = new Command('ingest')
         json?: boolean;
       },
     ) => {
-      await withApp(true, async ({ eventStore }) => {
+      await withApp(true, async ({ eventStore, logger }) => {
         const bar = flags.json
           ? { update: () => undefined, stop: () => undefined }
           : progressBar('ingest');
@@ -111,6 +113,7 @@ export const ingestCommand = new Command('ingest')
           bar.stop();
         }
         if (report.applied) {
+          logActivity(logger, ingestActivity(report, commandActor()));
           const retiredPages = report.plan.filter(
             (entry) => entry.action === 'retire' && entry.label !== 'CodeSample',
           ).length;

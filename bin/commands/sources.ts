@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
+import { sourceRemovedActivity } from '../../services/catalog/activity.js';
 import { listSources, removeSource } from '../../services/catalog/ingest.js';
+import { logActivity } from '../../services/runtime/activity.js';
 import { NotFound } from '../../services/runtime/errors.js';
 import { noteUnaskedRetirement, progressBar, retirePrompt } from './catalog-output.js';
 import { withApp } from './context.js';
@@ -40,7 +42,7 @@ const remove = new Command('remove')
   .option('--yes', 'do not ask')
   .option('--json', 'print JSON')
   .action(async (name: string, flags: { dryRun?: boolean; yes?: boolean; json?: boolean }) => {
-    await withApp(true, async ({ eventStore }) => {
+    await withApp(true, async ({ eventStore, logger }) => {
       const known = await listSources(eventStore);
       if (!known.some((source) => source.name === name)) {
         throw new NotFound(
@@ -63,6 +65,7 @@ const remove = new Command('remove')
         bar.stop();
       });
       if (report.applied) {
+        logActivity(logger, sourceRemovedActivity(report, commandActor()));
         noteUnaskedRetirement(report.pages, name, confirmRetire !== undefined, flags.yes ?? false);
       }
       if (flags.json) process.stdout.write(`${JSON.stringify(report)}\n`);

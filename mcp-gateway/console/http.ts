@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CogitaveError, InvalidArgument } from '../../services/runtime/errors.js';
 import { HttpRefusal } from '../http/node-bridge.js';
+import { noteRefusal, refusalOfDenied } from '../http/refusals.js';
 import type { RouteContext } from '../http/server.js';
 import { HTTP_STATUS_BY_CODE } from '../rest/problems.js';
 import { html, layout, type Html } from './html.js';
@@ -89,6 +90,7 @@ export const sendError = (request: ConsoleRequest, error: unknown): void => {
     return;
   }
   if (!(error instanceof CogitaveError)) throw error;
+  if (error.code === 'PERMISSION_DENIED') noteRefusal(request.res, refusalOfDenied(error));
   const status = HTTP_STATUS_BY_CODE[error.code];
   const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Refused';
   errorPage(request, status, title, error.message);

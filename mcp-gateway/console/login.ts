@@ -1,4 +1,5 @@
 import type { RouteContext } from '../http/server.js';
+import { noteRefusal } from '../http/refusals.js';
 import type { ConsoleContext } from './context.js';
 import { optional } from './context.js';
 import {
@@ -33,6 +34,7 @@ export const serveLogin = async (
     return;
   }
   if (!isSameOrigin(req, request.route.urls.base)) {
+    noteRefusal(res, { reason: 'origin' });
     errorPage(request, 403, 'Refused', 'Sign in from the console page itself.');
     return;
   }
@@ -41,6 +43,7 @@ export const serveLogin = async (
     ? sessions.loginWithCode(form.get('code') ?? '', (form.get('name') ?? '').trim())
     : sessions.loginWithToken(form.get('token') ?? '');
   if (cookie === undefined) {
+    noteRefusal(res, { reason: sessions.localMode ? 'invalid_login_code' : 'invalid_token' });
     const error = sessions.localMode
       ? 'That login link was used already or is not this server’s, or the name is not 1–64 letters, digits, . _ -. Use the newest link from the server log.'
       : 'That token is not one of this server’s.';
@@ -72,11 +75,13 @@ export const readActionForm = async (
     return undefined;
   }
   if (!isSameOrigin(request.req, request.route.urls.base)) {
+    noteRefusal(request.res, { reason: 'origin' });
     errorPage(request, 403, 'Refused', 'Actions are taken from the console’s own pages only.');
     return undefined;
   }
   const form = await readForm(request);
   if (!sessions.checkCsrf(request.identity, form.get('csrf') ?? undefined)) {
+    noteRefusal(request.res, { reason: 'csrf' });
     errorPage(
       request,
       403,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteContext } from '../http/server.js';
+import { noteRefusal } from '../http/refusals.js';
 import type { ConsoleHandlerDeps } from './context.js';
 import { dispatch } from './dispatch.js';
 import { redirect, sendError, type ConsoleRequest } from './http.js';
@@ -43,6 +44,7 @@ export const createConsoleHandler = (deps: ConsoleHandlerDeps) => {
       return;
     }
     const identity = sessions.identify(readCookie(req.headers.cookie, SESSION_COOKIE));
+    noteRefusal(res, identity ? { actor: identity.actor } : { reason: 'no_login' });
     const controller = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();

@@ -55,7 +55,13 @@ const isIpLiteral = (hostname: string): boolean =>
 
 export type EdgeDecision =
   | { readonly kind: 'pass'; readonly corsOrigin: string | undefined }
-  | { readonly kind: 'refuse'; readonly status: 400 | 403; readonly detail: string };
+  | {
+      readonly kind: 'refuse';
+      readonly status: 400 | 403;
+      /** What was refused, for the activity log: the Host header or the Origin. */
+      readonly reason: 'host' | 'origin';
+      readonly detail: string;
+    };
 
 /**
  * Whether a request may reach its route. A malformed or missing Host is 400 (it names nothing);
@@ -73,6 +79,7 @@ export const decideEdge = (
     return {
       kind: 'refuse',
       status: 400,
+      reason: 'host',
       detail:
         headers.host === undefined
           ? 'The request has no Host header.'
@@ -86,6 +93,7 @@ export const decideEdge = (
     return {
       kind: 'refuse',
       status: 403,
+      reason: 'host',
       detail: `Host ${host.hostname} is not served here (DNS-rebinding protection); the operator lists accepted names in MCP_ALLOWED_HOSTS.`,
     };
   }
@@ -94,6 +102,7 @@ export const decideEdge = (
     return {
       kind: 'refuse',
       status: 403,
+      reason: 'origin',
       detail: `Origin ${headers.origin ?? ''} may not call this server; the operator lists allowed browser origins in MCP_ALLOWED_ORIGINS.`,
     };
   }

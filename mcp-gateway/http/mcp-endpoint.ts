@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Config } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
@@ -13,6 +14,7 @@ import {
   unauthorized,
 } from './bearer.js';
 import { parseMessage } from './json-rpc.js';
+import { noteChallenge, noteRefusal, REFUSAL_STATUSES } from './refusals.js';
 import { createModernRequests, type ListenLimits } from './modern.js';
 import { sendWebResponse, toWebRequest } from './node-bridge.js';
 import type { HttpRoute, PublicUrls } from './server.js';
@@ -67,6 +69,7 @@ type Serve = (
   request: Request,
   body: Buffer | undefined,
   urls: PublicUrls,
+  res: ServerResponse,
 ) => Promise<Response> | Response;
 
 /** A route of the process's HTTP server answered by a fetch-style `serve`. */
@@ -77,7 +80,10 @@ const route = (path: string, methods: readonly string[], serve: Serve): HttpRout
   handle: async (req, res, context) => {
     const body = req.method === 'POST' ? await context.readBody() : undefined;
     const request = toWebRequest(req, res, body, context.urls.local);
-    await sendWebResponse(res, await serve(request, body, context.urls));
+    const response = await serve(request, body, context.urls, res);
+    if (REFUSAL_STATUSES.has(response.status))
+      noteChallenge(res, response.headers.get('www-authenticate'));
+    await sendWebResponse(res, response);
   },
 });
 
@@ -113,14 +119,20 @@ export const createMcpEndpoint = (options: McpEndpointOptions): McpEndpoint => {
     request: Request,
     body: Buffer | undefined,
     urls: PublicUrls,
+    res: ServerResponse,
   ): Promise<Response> => {
     let caller = LOCAL_CALLER;
     if (auth.enabled) {
       const header = request.headers.get('authorization');
       const found = auth.authenticate(header);
-      if (!found) return unauthorized(urls, header !== null);
+      if (!found) {
+        noteRefusal(res, { reason: header === null ? 'missing_token' : 'invalid_token' });
+        return unauthorized(urls, header !== null);
+      }
       caller = found;
     }
+    // Whoever refuses this request later (a grant, a limit) is refusing this caller.
+    noteRefusal(res, { actor: caller.actor });
     const parsed = parseMessage(body);
     if (parsed.kind === 'refused') return parsed.response;
     const denied = scopeProblem(gateway, urls, caller, parsed.value);

@@ -20,6 +20,7 @@ import {
   type HostRule,
 } from './edge.js';
 import { bodyTooLarge, declaredLength, HttpRefusal, readBody } from './node-bridge.js';
+import { logRefusal, noteRefusal } from './refusals.js';
 
 /** A readiness probe: one named dependency; `probe` throws (or resolves false) when unusable. */
 export interface ReadinessCheck {
@@ -70,6 +71,11 @@ export interface HttpRoute {
   readonly maxBodyBytes?: number;
   /** Default `allowlist`; `allowlist-or-ip` for probes and scrapers that use an address. */
   readonly hosts?: HostRule;
+  /**
+   * The route writes the activity line of its own refusals (the GitHub webhook receiver: a
+   * `webhook` line with the delivery), so the server writes no `refused` line for them.
+   */
+  readonly logsOwnRefusals?: boolean;
   handle(req: IncomingMessage, res: ServerResponse, context: RouteContext): Promise<void>;
 }
 
@@ -314,6 +320,8 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
     const route = findRoute(path);
     res.once('finish', () => {
       responses.inc({ route: route?.path ?? 'none', status: String(res.statusCode) });
+      // The registered path only: a path the client made up never reaches the log.
+      logRefusal(options.logger, req, res, route?.path ?? 'none');
     });
     const edge = decideEdge(
       { host: req.headers.host, origin: req.headers.origin },
@@ -321,6 +329,7 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
       options.edge,
     );
     if (edge.kind === 'refuse') {
+      noteRefusal(res, { reason: edge.reason });
       refuse(res, new HttpRefusal(edge.status, edge.detail), path);
       return;
     }
@@ -370,6 +379,8 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
       url,
       readBody: () => readBody(req, limit),
     };
+    // Refusals before this point (edge, method, size) are the server's to log on any route.
+    if (route.logsOwnRefusals === true) noteRefusal(res, { logged: true });
     try {
       await route.handle(req, res, context);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../services/runtime/logger.js';
+import { noteRefusal, refusalOfDenied } from '../http/refusals.js';
 import type { HttpRoute, RouteContext } from '../http/server.js';
 import { runTool, type Caller, type ToolDefinition } from '../registry.js';
 import type { GatewayServices } from '../services.js';
@@ -108,6 +109,9 @@ export const createRestSurface = (
     const instance = url.pathname;
     const caller = await resolveCaller(req);
     if (!caller) {
+      noteRefusal(res, {
+        reason: req.headers.authorization === undefined ? 'missing_token' : 'invalid_token',
+      });
       sendProblem(
         res,
         problem(401, 'Send a bearer token: Authorization: Bearer <token>.', { instance }),
@@ -115,6 +119,7 @@ export const createRestSurface = (
       );
       return;
     }
+    noteRefusal(res, { actor: caller.actor });
     const controller = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
@@ -139,6 +144,7 @@ export const createRestSurface = (
         return;
       }
       const error = toCogitaveError(thrown);
+      if (error.code === 'PERMISSION_DENIED') noteRefusal(res, refusalOfDenied(error));
       if (error.code === 'INTERNAL') {
         options.logger?.error({ err: thrown, tool: tool.name }, 'REST tool call failed');
       }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../services/runtime/logger.js';
 import { mapDatabaseError } from '../../services/database/transient.js';
 import { isCogitaveError } from '../../services/runtime/errors.js';
+import { logToolRefusal } from '../activity.js';
 import { runTool, type Caller, type ToolContext, type ToolDefinition } from '../registry.js';
 import type { GatewayMetrics, ToolOutcome } from '../metrics.js';
 import type { GatewayServices } from '../services.js';
@@ -115,6 +116,7 @@ const answerToolCall = async (
     // A database outage is the caller's to retry (UNAVAILABLE), not an internal error.
     const error = mapDatabaseError(caught);
     if (isCogitaveError(error) && error.code !== 'INTERNAL') {
+      logToolRefusal(env.logger, definition.name, env.caller, error, parsedArgs ?? rawArgs);
       const text = `${error.code}: ${error.message}`;
       // Only a handler's refusal has the tool's own error shape (the arguments were valid).
       if (definition.errorResult && parsedArgs !== undefined) {

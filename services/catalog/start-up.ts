@@ -5,6 +5,8 @@ import type { EventStore } from '../event-store/types.js';
 import type { Config } from '../runtime/config.js';
 import { CogitaveError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
+import { logActivity } from '../runtime/activity.js';
+import { ingestActivity } from './activity.js';
 import { ingestCorpus, type IngestReport } from './ingest.js';
 import { SHIPPED_SOURCE } from './sources.js';
 
@@ -96,20 +98,24 @@ export const ingestDefaultCorpusOnStart = async (
       'catalog ingested with warnings (links that go nowhere, missing includes; run cogitave ingest --dry-run for all)',
     );
   }
-  app.logger.info(
-    {
-      dir: report.root,
-      source: report.source,
-      published: report.published,
-      revised: report.revised,
-      retired: report.retired,
-      unchanged: report.unchanged,
-      dangling: report.dangling.length,
-      seconds: Number(report.seconds.toFixed(2)),
-    },
-    report.upToDate
-      ? 'catalog unchanged since its last ingest (same files, settings and code): nothing read'
-      : 'catalog ingested',
-  );
+  const detail = {
+    dir: report.root,
+    source: report.source,
+    published: report.published,
+    revised: report.revised,
+    retired: report.retired,
+    unchanged: report.unchanged,
+    dangling: report.dangling.length,
+    seconds: Number(report.seconds.toFixed(2)),
+  };
+  if (report.upToDate) {
+    app.logger.info(
+      detail,
+      'catalog unchanged since its last ingest (same files, settings and code): nothing read',
+    );
+  } else {
+    // An ingest that ran is a source change: its line is the activity log's.
+    logActivity(app.logger, ingestActivity(report, CATALOG_INGEST_ACTOR, detail));
+  }
   return report;
 };

@@ -4,7 +4,9 @@ import type { EventStore } from '../event-store/types.js';
 import type { GovernanceService } from '../governance/service.js';
 import type { RequestCommandHandlers } from '../requests/commands.js';
 import type { Secret } from '../runtime/config.js';
+import { logActivity } from '../runtime/activity.js';
 import type { Logger } from '../runtime/logger.js';
+import { webhookActivity } from './webhooks/activity.js';
 import { createDeliveryApplier } from './webhooks/apply.js';
 import { factsOfProposalBranchPush, readDelivery, type DeliveryFacts } from './webhooks/facts.js';
 import {
@@ -84,6 +86,7 @@ export interface WebhookRoute {
   readonly path: string;
   readonly methods: readonly string[];
   readonly maxBodyBytes: number;
+  readonly logsOwnRefusals: true;
   handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -115,11 +118,27 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
     clock: options.clock ?? (() => new Date()),
   });
 
+  // Every delivery answered is one activity line (webhooks/activity.ts); the HTTP server
+  // leaves this route's refusals to it (`logsOwnRefusals`).
   const receive = async (request: WebhookRequest): Promise<WebhookResponse> => {
+    let action: unknown;
+    const response = await answer(request, (told) => {
+      action = told;
+    });
+    const line = webhookActivity(request, response, action);
+    if (line) logActivity(options.logger, line);
+    return response;
+  };
+
+  const answer = async (
+    request: WebhookRequest,
+    onAction: (action: unknown) => void,
+  ): Promise<WebhookResponse> => {
     const verified = await verifyDelivery(webhooks, request, logger);
     if ('refused' in verified) return verified.refused;
     const { delivery } = verified;
     const { name, deliveryId, payload, action } = delivery;
+    onAction(action);
     const log = logger.child({ delivery: deliveryId, event: name, action });
     if (name === 'ping') return { status: 200, body: { status: 'pong' } };
 
@@ -153,22 +172,24 @@ export const createWebhookReceiver = (options: WebhookReceiverOptions): WebhookR
       path: WEBHOOK_PATH,
       methods: ['POST'],
       maxBodyBytes: MAX_BODY_BYTES,
+      logsOwnRefusals: true,
       handle: async (req, res, context) => {
         const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-        if (type !== 'application/json') {
-          send(
-            res,
-            problem(
-              415,
-              'Unsupported Media Type',
-              'configure the GitHub webhook with content type application/json',
-            ),
-          );
-          return;
-        }
-        // Unsigned deliveries are refused before a byte of their body is read.
-        if (!header(req.headers, 'x-hub-signature-256')) {
-          send(res, unsigned());
+        const early =
+          type !== 'application/json'
+            ? problem(
+                415,
+                'Unsupported Media Type',
+                'configure the GitHub webhook with content type application/json',
+              )
+            : // Unsigned deliveries are refused before a byte of their body is read.
+              !header(req.headers, 'x-hub-signature-256')
+              ? unsigned()
+              : undefined;
+        if (early) {
+          const line = webhookActivity({ headers: req.headers, rawBody: '' }, early, undefined);
+          if (line) logActivity(options.logger, line);
+          send(res, early);
           return;
         }
         const rawBody = (await context.readBody()).toString('utf8');

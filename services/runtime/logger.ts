@@ -30,6 +30,8 @@ export const createLogger = (
   level: LevelWithSilent,
   name = 'cogitave',
   format: LogFormat = 'json',
+  /** Where JSON lines go instead of stderr (tests capture them). */
+  destination?: DestinationStream,
 ): Logger =>
   pino(
     {
@@ -47,7 +49,8 @@ export const createLogger = (
         censor: '[redacted]',
       },
     },
-    format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync: false }),
+    destination ??
+      (format === 'pretty' ? prettyStderr() : pino.destination({ fd: 2, sync: false })),
   );
 
 /** Strips credentials from a connection URL so it can be logged or shown. */
