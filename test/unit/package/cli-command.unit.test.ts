@@ -12,6 +12,15 @@ describe('cliCommand: the quickest way to run the CLI again, from how this proce
     ).toBe('npx cogitave');
   });
 
+  it('given that binary but a working directory outside the project, then it is its path (npx would ask the registry)', () => {
+    expect(cliCommand('/home/ada/app/node_modules/.bin/cogitave', '/tmp')).toBe(
+      '/home/ada/app/node_modules/.bin/cogitave',
+    );
+    expect(
+      cliCommand('/home/ada/app/node_modules/cogitave-core/dist/bin/cogitave.js', '/tmp'),
+    ).toBe('node /home/ada/app/node_modules/cogitave-core/dist/bin/cogitave.js');
+  });
+
   it('given a global install (a cogitave binary on the PATH), then it is cogitave', () => {
     expect(cliCommand('/usr/local/bin/cogitave', '/home/ada')).toBe('cogitave');
   });
