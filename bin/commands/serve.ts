@@ -4,6 +4,7 @@ import { assertPortFree } from '../../mcp-gateway/http/port.js';
 import { httpSettingsFromConfig, startHttpServer } from '../../mcp-gateway/http/server.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
+import { cliCommand } from '../package-info.js';
 import { assertCatalogDir } from '../../services/catalog/start-up.js';
 import { githubSettingsFromConfig } from '../../services/github/index.js';
 import { loadConfig } from '../../services/runtime/config.js';
@@ -126,11 +127,14 @@ const serveHttp = async (
 /** What a person who just started the server does next: connect a client, decide proposals. */
 const nextSteps = (mcpUrl: string, app: App): string[] => {
   const github = githubSettingsFromConfig(app.config);
+  // The command as this process was started (installed binary, build or sources), so the hint
+  // names the quickest way to run the CLI here.
+  const cli = cliCommand(process.argv[1], process.cwd());
   return [
     `Connect an MCP client to ${mcpUrl}, e.g. claude mcp add --transport http cogitave ${mcpUrl} (README: Connect an MCP client).`,
     github
       ? `Approve a proposal by merging its draft pull request on ${github.repository}; close it to reject.`
-      : 'Approve what agents propose from another terminal: npm run cogitave -- proposals list, then npm run cogitave -- proposals approve <proposalId> --as <your name>.',
+      : `Approve what agents propose from another terminal: ${cli} proposals list, then ${cli} proposals approve <proposalId> --as <your name>.`,
   ];
 };
 
