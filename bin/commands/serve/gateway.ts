@@ -10,6 +10,7 @@ import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { createGatewayMetrics } from '../../../mcp-gateway/metrics.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
+import { DEFAULT_START_UP_WAIT_MS } from '../../../mcp-gateway/server/start-up-gate.js';
 import { createStartUp, type StartUpState } from '../../../mcp-gateway/start-up.js';
 import { gaugeFamily, renderPrometheus } from '../../../projections/index.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/registry.js';
@@ -152,7 +153,12 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
   const rest = createRestSurface(
     composed.services,
     (req) => (auth.enabled ? (auth.authenticate(req.headers.authorization) ?? null) : LOCAL_CALLER),
-    { tools: ALL_TOOLS, version, logger },
+    {
+      tools: ALL_TOOLS,
+      version,
+      logger,
+      startUp: { state: startUp, waitMs: DEFAULT_START_UP_WAIT_MS },
+    },
   );
   // The console for people: the same services, tools and tokens as /mcp.
   const webConsole = createWebConsole({

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   Client as ModernClient,
   InMemoryTransport,
@@ -14,6 +15,7 @@ import {
 import { createApp, type App } from '../../../bin/app.js';
 import { createTokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import { createMcpEndpoint } from '../../../mcp-gateway/http/mcp-endpoint.js';
+import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { httpSettingsFromConfig, startHttpServer } from '../../../mcp-gateway/http/server.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/registry.js';
 import { createMcpGateway } from '../../../mcp-gateway/server/factory.js';
@@ -26,7 +28,9 @@ import {
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
 import { loadConfig } from '../../../services/runtime/config.js';
 import { createLogger } from '../../../services/runtime/logger.js';
-import { ingestShippedCorpus, waitForProjections } from '../../e2e/gateway/support.js';
+import { ingestCorpus } from '../../../services/catalog/ingest.js';
+import { catalogProjection } from '../../../services/catalog/read-model/projection.js';
+import { defaultCorpusDir } from '../../../services/catalog/start-up.js';
 import { TOOL_SAMPLES } from '../../e2e/gateway/tool-samples.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 
@@ -41,6 +45,8 @@ interface Held {
   readonly state: StartUpState;
   readonly catalog: StartUpStep;
   readonly mcpUrl: string;
+  /** The read-only REST surface's tool calls: `${restUrl}/describe_schema`. */
+  readonly restUrl: string;
   /** The stdio entry `serve --stdio` runs, on an in-memory wire. */
   stdioWire(): InMemoryTransport;
   close(): Promise<void>;
@@ -72,17 +78,22 @@ const hold = async (waitMs: number): Promise<Held> => {
     auth: createTokenAuth({}),
     logger,
   });
+  const rest = createRestSurface(composed.services, () => LOCAL_CALLER, {
+    version: '0.0.0-test',
+    startUp: { state, waitMs },
+  });
   const http = await startHttpServer({
     ...httpSettingsFromConfig(config),
     logger,
     readiness: [],
-    routes: endpoint.routes,
+    routes: [...endpoint.routes, ...rest.routes],
   });
   const wires: { close(): Promise<void> }[] = [];
   return {
     state,
     catalog,
     mcpUrl: `${http.url}/mcp`,
+    restUrl: `${http.url}/api/tools`,
     stdioWire: () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       wires.push(
@@ -226,8 +237,19 @@ describe('MCP while the catalog is still starting', () => {
       .toBe(true);
     expect(answered).toBe(0);
 
-    await ingestShippedCorpus(app);
-    await waitForProjections([app]);
+    // The shipped corpus, ingested and applied by the catalog read model: the whole catalog.
+    const report = await ingestCorpus(app.eventStore, {
+      dir: defaultCorpusDir(),
+      checkSamples: false,
+      meta: { commandId: randomUUID(), actor: 'system:test', at: new Date().toISOString() },
+    });
+    expect(report.errors).toEqual([]);
+    expect(report.lastPosition).not.toBeNull();
+    expect(
+      await app.changes.waitForPosition(catalogProjection.name, report.lastPosition!, {
+        timeoutMs: 30_000,
+      }),
+    ).toBe(true);
     held.catalog.done();
     const results = await calls;
     for (const [name, result] of Object.entries(results)) {
@@ -306,6 +328,16 @@ describe('MCP when start-up takes longer than the wait', () => {
         expect(error.data, name).toMatchObject({ phase: 'ingesting', done: 120, total: 340 });
       }
     }
+  });
+
+  it('given a start-up that does not finish in time, when a read tool is called over REST, then 503 with Retry-After and the hint as details', async () => {
+    const response = await fetch(`${held.restUrl}/describe_schema`);
+    expect(response.status).toBe(503);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = (await response.json()) as { code: string; detail: string; details: unknown };
+    expect(body.code).toBe('UNAVAILABLE');
+    expect(body.detail).toContain('Cogitave is still starting (ingesting the catalog: 120 of 340');
+    expect(body.details).toMatchObject({ phase: 'ingesting', done: 120, total: 340 });
   });
 
   it('given a waiting call, when the client cancels it, then the server stops waiting at once', async () => {
