@@ -151,17 +151,25 @@ interface CallOptions {
   readonly timeout?: number;
 }
 
+/** What this test reads of a tools/call result, from either SDK. */
+interface ToolResult {
+  readonly isError?: boolean;
+  readonly content?: unknown;
+  readonly structuredContent?: unknown;
+  readonly _meta?: Record<string, unknown>;
+}
+
 /** tools/call with request options: the v1 client takes them third, the v2 client second. */
-const callWith = (
+const callWith = async (
   client: AnyClient,
   params: { name: string; arguments: Record<string, unknown> },
-  options: CallOptions,
-) =>
+  options: CallOptions = {},
+): Promise<ToolResult> =>
   client instanceof LegacyClient
-    ? client.callTool(params, undefined, options)
-    : client.callTool(params, options);
+    ? await client.callTool(params, undefined, options)
+    : await client.callTool(params, options);
 
-const textOf = (result: { content?: unknown }): string =>
+const textOf = (result: ToolResult): string =>
   JSON.stringify((result.content as { text?: string }[] | undefined)?.map((c) => c.text));
 
 const requestStreams = async (): Promise<number> =>
@@ -280,7 +288,7 @@ describe('MCP when start-up takes longer than the wait', () => {
   it('given a start-up that does not finish in time, when request_intake is called, then a tool error with the retry text and hint, and nothing is appended', async () => {
     const before = await requestStreams();
     const results = await eachClient(clients, (client, name) =>
-      client.callTool({
+      callWith(client, {
         name: 'request_intake',
         arguments: TOOL_SAMPLES.request_intake?.args({ suffix: name }) as Record<string, unknown>,
       }),
@@ -290,8 +298,7 @@ describe('MCP when start-up takes longer than the wait', () => {
       expect(textOf(result), name).toContain(
         'Cogitave is still starting (ingesting the catalog: 120 of 340 documents); retry in',
       );
-      const meta = result._meta as Record<string, unknown> | undefined;
-      expect(meta?.[START_UP_META_KEY], name).toMatchObject({
+      expect(result._meta?.[START_UP_META_KEY], name).toMatchObject({
         phase: 'ingesting',
         done: 120,
         total: 340,
@@ -304,7 +311,7 @@ describe('MCP when start-up takes longer than the wait', () => {
 
   it('given bad arguments, when a tool is called while starting, then it is refused at once for what it is', async () => {
     const started = Date.now();
-    const result = await clients.modernHttp!.callTool({
+    const result = await callWith(clients.modernHttp!, {
       name: 'docs_fetch',
       arguments: { nope: 1 },
     });
