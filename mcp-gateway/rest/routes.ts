@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Unavailable } from '../../services/runtime/errors.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { noteRefusal, refusalOfDenied } from '../http/refusals.js';
 import type { HttpRoute, RouteContext } from '../http/server.js';
 import { runTool, type Caller, type ToolDefinition } from '../registry.js';
+import { retryHint, waitForStartUp, type StartUpGate } from '../server/start-up-gate.js';
 import type { GatewayServices } from '../services.js';
 import { ALL_TOOLS } from '../tools/index.js';
 import { toCogitaveError } from './invoke.js';
@@ -38,6 +40,11 @@ export interface RestSurfaceOptions {
   readonly newId?: () => string;
   /** Largest accepted POST body (default 1 MiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * The process's start-up, as MCP waits for it: a call waits (bounded), then is answered 503
+   * with Retry-After rather than from a catalog still being ingested.
+   */
+  readonly startUp?: StartUpGate;
 }
 
 export interface RestSurface {
@@ -129,6 +136,17 @@ export const createRestSurface = (
         req.method === 'GET'
           ? argumentsFromQuery(url.searchParams, inputSchemas.get(tool.name) ?? {})
           : await bodyArguments(req, context);
+      const starting = options.startUp
+        ? await waitForStartUp(options.startUp, controller.signal, () => Promise.resolve())
+        : undefined;
+      if (starting) {
+        sendProblem(
+          res,
+          problemOf(new Unavailable(starting.message, retryHint(starting)), instance),
+          { 'retry-after': String(starting.retryAfterSeconds) },
+        );
+        return;
+      }
       const result = await runTool(tool, args, {
         services,
         caller,
@@ -139,6 +157,8 @@ export const createRestSurface = (
       });
       sendJson(res, 200, result);
     } catch (thrown) {
+      // The client went away (while waiting for start-up, say): there is no one to answer.
+      if (controller.signal.aborted) return;
       if (thrown instanceof BodyProblem) {
         sendProblem(res, problem(thrown.status, thrown.message, { instance }));
         return;

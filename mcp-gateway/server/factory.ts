@@ -15,6 +15,8 @@ import { SERVER_ICON } from './icons.js';
 import { serverInstructions } from './instructions.js';
 import { PROMPT_NAMES } from './prompts.js';
 import { GatewayServer } from './protocol.js';
+import { DEFAULT_START_UP_WAIT_MS } from './start-up-gate.js';
+import type { StartUp } from '../start-up.js';
 import { subscriptionProblem } from './resources.js';
 import { prepareTools, toolListEntry, type PreparedTool } from './tools.js';
 
@@ -29,6 +31,12 @@ export interface McpGatewayOptions {
   readonly extension?: GatewayExtension;
   /** Tool calls and notifications are counted here for /metrics. */
   readonly metrics?: GatewayMetrics;
+  /**
+   * The process's start-up: tool calls, resource reads and lists wait for it (bounded by
+   * `startUpWaitMs`, 20 s by default). Absent: the catalog is ready when the gateway is built.
+   */
+  readonly startUp?: StartUp;
+  readonly startUpWaitMs?: number;
 }
 
 export interface CreateServerOptions {
@@ -65,6 +73,9 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
   const tools = prepareTools(options.tools);
   const extension = indexExtension(options.extension, new Set(tools.keys()), PROMPT_NAMES);
   const toolList = [...[...tools.values()].map(toolListEntry), ...extension.toolEntries];
+  const startUp = options.startUp
+    ? { state: options.startUp, waitMs: options.startUpWaitMs ?? DEFAULT_START_UP_WAIT_MS }
+    : undefined;
 
   const createServer = (caller: Caller, serverOptions: CreateServerOptions): Server => {
     const server = new GatewayServer(
@@ -102,6 +113,7 @@ export const createMcpGateway = (options: McpGatewayOptions): McpGateway => {
       caller,
       scope: readScopeOf(caller.grants),
       era: serverOptions.era,
+      startUp,
     };
     serveTools(server, connection);
     serveResources(server, connection);

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-deprecated --
  * The low-level Server on purpose (see factory.ts). */
-import type { Server } from '@modelcontextprotocol/server';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ReadScope } from '../../services/access/grants.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import type { GatewayMetrics } from '../metrics.js';
@@ -9,6 +9,7 @@ import type { GatewayServices } from '../services.js';
 import type { indexExtension } from './extension.js';
 import type { Era } from './factory.js';
 import { getPrompt, listPrompts } from './prompts.js';
+import { increasingProgress, type ProgressSender } from './progress.js';
 import { invalidParams } from './protocol.js';
 import {
   completeTemplateVariable,
@@ -17,6 +18,7 @@ import {
   resourceListEntry,
   resourceTemplates,
 } from './resources.js';
+import { stillStartingError, waitForStartUp, type StartUpGate } from './start-up-gate.js';
 import { callTool, type PreparedTool, type toolListEntry } from './tools.js';
 
 export type IndexedExtension = ReturnType<typeof indexExtension>;
@@ -37,7 +39,36 @@ export interface Connection {
   /** Resources are reads: the access decision for them is the caller's read scope. */
   readonly scope: ReadScope;
   readonly era: Era;
+  /** Requests that read the catalog wait for start-up (absent: the process is ready). */
+  readonly startUp: StartUpGate | undefined;
 }
+
+/** The request's `notifications/progress`, increasing across everything that reports. */
+const progressOf = (ctx: ServerContext): ProgressSender => {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  return increasingProgress(async (progress, total, message) => {
+    if (progressToken === undefined) return;
+    await ctx.mcpReq.notify({
+      method: 'notifications/progress',
+      params: {
+        progressToken,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      },
+    });
+  });
+};
+
+/**
+ * Resource reads, lists and completions answer from the catalog: before start-up is done
+ * they wait (bounded), then fail with a retryable -32603 rather than answer from part of it.
+ */
+const untilStarted = async (connection: Connection, ctx: ServerContext): Promise<void> => {
+  if (!connection.startUp) return;
+  const starting = await waitForStartUp(connection.startUp, ctx.mcpReq.signal, progressOf(ctx));
+  if (starting) throw stillStartingError(starting);
+};
 
 /**
  * These lists answer in one page, so no cursor can be valid: a client passing one is told so
@@ -66,25 +97,14 @@ export const serveTools = (server: Server, connection: Connection): void => {
         `Unknown tool "${request.params.name}"; call tools/list for the ${String(tools.size)} tools available`,
       );
     }
-    const progressToken = ctx.mcpReq._meta?.progressToken;
     return callTool(tool, request.params.arguments, {
       services,
       caller,
       logger,
       signal: ctx.mcpReq.signal,
       metrics: connection.metrics,
-      progress: async (progress, total, message) => {
-        if (progressToken === undefined) return;
-        await ctx.mcpReq.notify({
-          method: 'notifications/progress',
-          params: {
-            progressToken,
-            progress,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined ? { message } : {}),
-          },
-        });
-      },
+      startUp: connection.startUp,
+      progress: progressOf(ctx),
       log: (level, data) =>
         era === 'legacy' ? ctx.mcpReq.log(level, data, connection.serverName) : Promise.resolve(),
     });
@@ -94,7 +114,8 @@ export const serveTools = (server: Server, connection: Connection): void => {
 /** resources/list, templates, read and completion, within the caller's read scope. */
 export const serveResources = (server: Server, connection: Connection): void => {
   const { extension, services, caller, scope, era } = connection;
-  server.setRequestHandler('resources/list', async (request) => {
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    await untilStarted(connection, ctx);
     const page = await listResourcesPage(services.resources, scope, {
       cursor: request.params?.cursor,
       _meta: request.params?._meta,
@@ -114,14 +135,16 @@ export const serveResources = (server: Server, connection: Connection): void => 
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const extra = extension.read?.(request.params.uri, { caller, era, ctx });
     if (extra) return extra;
+    await untilStarted(connection, ctx);
     // A resource read sees the caller's own writes, as a read tool does (runTool).
     await services.readYourWrites.caughtUp(caller.actor);
     return readResource(services.resources, scope, caller.actor, request.params.uri);
   });
 
-  server.setRequestHandler('completion/complete', async (request) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument, context } = request.params;
     if (ref.type !== 'ref/resource') return { completion: { values: [] } };
+    await untilStarted(connection, ctx);
     const completion = await completeTemplateVariable(
       services.resources,
       scope,

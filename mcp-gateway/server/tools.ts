@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../services/runtime/logger.js';
 import { mapDatabaseError } from '../../services/database/transient.js';
+import { decideAccess } from '../../services/access/grants.js';
 import { isCogitaveError } from '../../services/runtime/errors.js';
 import { logToolRefusal } from '../activity.js';
-import { runTool, type Caller, type ToolContext, type ToolDefinition } from '../registry.js';
+import {
+  parseToolArguments,
+  runTool,
+  type Caller,
+  type ToolContext,
+  type ToolDefinition,
+} from '../registry.js';
 import type { GatewayMetrics, ToolOutcome } from '../metrics.js';
 import type { GatewayServices } from '../services.js';
 import { toolIcons, type IconEntry } from './icons.js';
+import { stillStartingToolResult, waitForStartUp, type StartUpGate } from './start-up-gate.js';
 import { toJsonSchema, type ObjectJsonSchema } from './schemas.js';
 
 /** A registry tool with its JSON Schemas computed once per process, not per request. */
@@ -62,12 +70,28 @@ export interface ToolCallEnvironment {
   readonly log: (level: 'warning' | 'error', data: unknown) => Promise<void>;
   /** Counts the call by outcome and times it, for /metrics. */
   readonly metrics?: GatewayMetrics | undefined;
+  /** Every tool waits for start-up (absent: the process is ready). */
+  readonly startUp?: StartUpGate | undefined;
 }
 
 const errorText = (text: string): ToolCallResult => ({
   content: [{ type: 'text', text }],
   isError: true,
 });
+
+/**
+ * A call the registry would refuse whatever the catalog holds (no grant, bad arguments) is
+ * answered at once, not after the start-up wait.
+ */
+const refusedAnyway = (tool: PreparedTool, rawArgs: unknown, caller: Caller): boolean => {
+  if (!decideAccess(caller.grants, tool.definition.access).allowed) return true;
+  try {
+    parseToolArguments(tool.definition, rawArgs);
+    return false;
+  } catch {
+    return true;
+  }
+};
 
 /**
  * Runs one tool call and always answers with a result: bad arguments, refused commands and
@@ -82,6 +106,15 @@ export const callTool = async (
   const started = performance.now();
   let outcome: ToolOutcome = 'ok';
   try {
+    // Every tool waits for start-up: the catalog's readers must not answer from part of it,
+    // and one rule for all is the one a client can rely on.
+    if (env.startUp && !env.startUp.state.isReady() && !refusedAnyway(tool, rawArgs, env.caller)) {
+      const starting = await waitForStartUp(env.startUp, env.signal, env.progress);
+      if (starting) {
+        outcome = 'tool_error';
+        return stillStartingToolResult(starting);
+      }
+    }
     const result = await answerToolCall(tool, rawArgs, env);
     if (result.isError === true)
       outcome = result.internal === true ? 'internal_error' : 'tool_error';

@@ -71,6 +71,8 @@ export interface StartUpIngestParts {
 
 export const ingestDefaultCorpusOnStart = async (
   app: StartUpIngestParts,
+  /** Documents applied so far of those to apply (start-up progress, told to waiting calls). */
+  onProgress?: (done: number, total: number) => void,
 ): Promise<IngestReport | undefined> => {
   const setting = app.config.catalogDir;
   if (setting?.toLowerCase() === 'none') {
@@ -83,6 +85,7 @@ export const ingestDefaultCorpusOnStart = async (
     // The shipped samples are this product's own code: they must type-check against it.
     ...(setting === undefined ? { source: SHIPPED_SOURCE, checkSamples: 'types' as const } : {}),
     skipIfUnchanged: true,
+    ...(onProgress ? { onProgress } : {}),
     meta: { commandId: randomUUID(), actor: CATALOG_INGEST_ACTOR, at: new Date().toISOString() },
   });
   if (report.errors.length > 0) {

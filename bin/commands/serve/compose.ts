@@ -1,5 +1,6 @@
 import type { TokenAuth } from '../../../mcp-gateway/auth/tokens.js';
 import type { McpGateway } from '../../../mcp-gateway/server/factory.js';
+import { createStartUp } from '../../../mcp-gateway/start-up.js';
 import type { App } from '../../app.js';
 import { auditPart } from './audit.js';
 import { gatewayPart } from './gateway.js';
@@ -33,13 +34,17 @@ export const composeRole = async (
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
-  const projector = wanted.projector ? projectorPart(app) : undefined;
+  // One start-up state per process: the projector's catalog step first, then the gateway's
+  // search index; MCP requests wait for both (mcp-gateway/start-up.ts).
+  const startUp = createStartUp();
+  const projector = wanted.projector ? projectorPart(app, startUp) : undefined;
   const gateway = wanted.gateway
     ? await gatewayPart(app, {
         auth: options.auth,
         authLabel: options.authLabel,
         http: !options.stdio,
         standalone: !projector,
+        startUp,
         ...(projector ? { catalogReady: projector.catalogReady } : {}),
       })
     : undefined;

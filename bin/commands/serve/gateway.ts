@@ -10,6 +10,8 @@ import { createLlmsTxtRoute } from '../../../mcp-gateway/llms.js';
 import { createRestSurface } from '../../../mcp-gateway/rest/routes.js';
 import { createGatewayMetrics } from '../../../mcp-gateway/metrics.js';
 import { createMcpGateway, type McpGateway } from '../../../mcp-gateway/server/factory.js';
+import { DEFAULT_START_UP_WAIT_MS } from '../../../mcp-gateway/server/start-up-gate.js';
+import { createStartUp, type StartUpState } from '../../../mcp-gateway/start-up.js';
 import { gaugeFamily, renderPrometheus } from '../../../projections/index.js';
 import { LOCAL_CALLER } from '../../../mcp-gateway/registry.js';
 import { ALL_TOOLS } from '../../../mcp-gateway/tools/index.js';
@@ -31,6 +33,12 @@ export interface GatewayPartOptions {
   readonly standalone: boolean;
   /** This process's catalog start-up (the projector part), which the search index waits for. */
   readonly catalogReady?: Promise<void>;
+  /**
+   * The process's start-up, which MCP requests wait for; the gateway adds its search index
+   * build to it. A gateway without a projector in its process is ready once its index is
+   * built: whether another process is still ingesting is not something it can know cheaply.
+   */
+  readonly startUp?: StartUpState;
 }
 
 export interface GatewayPart extends ServedPart {
@@ -69,8 +77,10 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
   );
   const metrics = createGatewayMetrics();
   const { search } = composed.services;
+  const startUp = options.startUp ?? createStartUp();
+  const indexing = startUp.step('search', 'indexing');
   // The first build waits for the catalog (seconds on a first start); each wait is bounded.
-  const searchBuilt = async (): Promise<void> => {
+  const buildSearch = async (): Promise<void> => {
     for (let attempt = 1; !search.status().ready; attempt += 1) {
       try {
         await search.ready();
@@ -78,6 +88,15 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
         if (attempt >= 10) throw error;
       }
     }
+  };
+  let building: Promise<void> | undefined;
+  // Started with the part, so MCP requests stop waiting once it ends (well or not: a build
+  // that cannot finish leaves docs_search answering UNAVAILABLE itself).
+  const searchBuilt = (): Promise<void> => {
+    building ??= buildSearch().finally(() => {
+      indexing.done();
+    });
+    return building;
   };
   const searchCheck: ReadinessCheck = {
     name: 'search',
@@ -93,6 +112,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     logger,
     version,
     metrics,
+    startUp,
   });
   const readiness: ReadinessCheck[] = [
     searchCheck,
@@ -112,7 +132,9 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
       routes: [],
       readiness,
       describe,
-      start: () => undefined,
+      start: () => {
+        searchBuilt().catch(() => undefined);
+      },
       started: searchBuilt,
       drain: () => Promise.resolve(),
       close: () => composed.close(),
@@ -131,7 +153,12 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
   const rest = createRestSurface(
     composed.services,
     (req) => (auth.enabled ? (auth.authenticate(req.headers.authorization) ?? null) : LOCAL_CALLER),
-    { tools: ALL_TOOLS, version, logger },
+    {
+      tools: ALL_TOOLS,
+      version,
+      logger,
+      startUp: { state: startUp, waitMs: DEFAULT_START_UP_WAIT_MS },
+    },
   );
   // The console for people: the same services, tools and tokens as /mcp.
   const webConsole = createWebConsole({
@@ -182,6 +209,7 @@ export const gatewayPart = async (app: App, options: GatewayPartOptions): Promis
     start: () => {
       // A standalone gateway opens its LISTEN connection now, not on the first request.
       if (options.standalone) void app.changes.ready();
+      searchBuilt().catch(() => undefined);
     },
     started: searchBuilt,
     drain: () => endpoint.close(),
