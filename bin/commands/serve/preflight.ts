@@ -51,7 +51,8 @@ export const preflight = async (
   // The digest keys: read and parsed, as createApp does.
   auditSettingsFromConfig(config);
   assertGitHubAppKey(config);
-  assertWritableFolder('COGITAVE_DIGEST_DIR', config.digestDir);
+  // Digests are published by the process running the projector (serve/audit.ts).
+  if (parts.projector) assertWritableFolder('COGITAVE_DIGEST_DIR', config.digestDir);
   if (config.databaseUrl === undefined) {
     if (!config.dataDir.startsWith('memory://')) {
       assertWritableFolder('COGITAVE_DATA_DIR', config.dataDir, {
