@@ -10,6 +10,7 @@ import { auditMigrations } from '../services/audit/seal.js';
 import { createAuditService, type AuditService } from '../services/audit/service.js';
 import { auditSettingsFromConfig, type AuditSettings } from '../services/audit/settings.js';
 import { openDatabase, type Database } from '../services/database/database.js';
+import { describeConnectionFailure } from '../services/database/connection-check.js';
 import { migrate } from '../services/database/migrate.js';
 import { mapDatabaseError } from '../services/database/transient.js';
 import {
@@ -98,7 +99,12 @@ export const createApp = async (
       ],
       logger,
     ).catch((error: unknown) => {
-      throw mapDatabaseError(error);
+      // The first query opens the first connection: a missing database or role is a setting.
+      throw (
+        (config.databaseUrl === undefined
+          ? undefined
+          : describeConnectionFailure(error, config.databaseUrl)) ?? mapDatabaseError(error)
+      );
     });
     const store = config.eventStoreUrl
       ? // Loaded on demand: the gRPC client is heavy and only production topologies use it.

@@ -60,7 +60,8 @@ try {
     // commander has already printed the message (or the help); usage errors exit 2.
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (isCogitaveError(error)) {
-    process.stderr.write(`error: ${error.message}\n`);
+    // One line per problem, each naming what to fix; no stack: this is not a bug.
+    for (const line of error.message.split('\n')) process.stderr.write(`error: ${line}\n`);
     process.exitCode = EXIT_CODES[error.code] ?? 1;
   } else {
     process.stderr.write(

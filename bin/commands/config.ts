@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import {
   describeSettings,
   loadConfig,
@@ -6,6 +6,8 @@ import {
   type SettingName,
 } from '../../services/runtime/config.js';
 import { redactUrl } from '../../services/runtime/logger.js';
+import { preflight } from './serve/preflight.js';
+import { ROLE_HELP, ROLES, type Role } from './serve/roles.js';
 
 const SECRET_URLS: readonly SettingName[] = ['databaseUrl', 'eventStoreUrl'];
 
@@ -25,13 +27,32 @@ const display = (value: unknown): string => {
   }
 };
 
+interface ConfigFlags {
+  readonly json?: boolean;
+  readonly role: Role;
+  readonly stdio: boolean;
+  readonly checkConnections: boolean;
+}
+
 export const configCommand = new Command('config')
   .description(
-    'Validate the configuration and print every setting with its variable and current value.',
+    'Validate the configuration as `serve` does (files, folders, bind address, role, and that the database answers) and print every setting with its variable and current value; exits as `serve` would refuse to start (78, or 69 when the database server does not answer).',
   )
   .option('--json', 'print as JSON')
-  .action((flags: { json?: boolean }) => {
+  .addOption(
+    new Option('--role <role>', `validate for serve --role: ${ROLE_HELP}`)
+      .choices(ROLES)
+      .default('all'),
+  )
+  .option('--stdio', 'validate for serve --stdio', false)
+  .option('--no-check-connections', 'do not open a session to DATABASE_URL')
+  .action(async (flags: ConfigFlags) => {
     const config = loadConfig();
+    await preflight(config, {
+      role: flags.role,
+      stdio: flags.stdio,
+      checkConnections: flags.checkConnections,
+    });
     const rows = describeSettings().map(({ env, key, doc }) => {
       const raw = config[key as SettingName];
       const value =

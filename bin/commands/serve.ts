@@ -1,18 +1,17 @@
 import { Command, Option } from 'commander';
-import { assertSafeBind, createTokenAuth, loadTokenTable } from '../../mcp-gateway/auth/tokens.js';
 import { assertPortFree } from '../../mcp-gateway/http/port.js';
 import { httpSettingsFromConfig, startHttpServer } from '../../mcp-gateway/http/server.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
 import { cliCommand } from '../package-info.js';
-import { assertCatalogDir } from '../../services/catalog/start-up.js';
 import { githubSettingsFromConfig } from '../../services/github/index.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { commandLine, commandLogger } from './context.js';
 import { composeRole, type ServedRole } from './serve/compose.js';
 import { untilSignal } from './serve/ops.js';
-import { assertRoleFits, partsOf, ROLE_HELP, ROLES, type Role } from './serve/roles.js';
+import { preflight } from './serve/preflight.js';
+import { ROLE_HELP, ROLES, type Role } from './serve/roles.js';
 
 interface ServeFlags {
   readonly role: Role;
@@ -33,13 +32,9 @@ export const serveCommand = new Command('serve')
   .addOption(new Option('--http', 'serve over HTTP (the default)').default(false))
   .action(async (flags: ServeFlags) => {
     const config = loadConfig();
-    assertRoleFits(flags.role, config, flags.stdio);
+    // The same checks as `cogitave config`: a refused setting is one line and exit 78 (69).
+    const { tokens, auth } = await preflight(config, flags);
     const logger = commandLogger(config, false);
-    const tokens = loadTokenTable(config);
-    const auth = createTokenAuth(tokens);
-    // Local mode answers /mcp without a token, so only a gateway on HTTP must bind to loopback.
-    if (partsOf(flags.role).gateway && !flags.stdio) assertSafeBind(config.httpHost, auth);
-    if (partsOf(flags.role).projector) assertCatalogDir(config);
     // A taken port is said at once, not after opening and migrating the database.
     if (!flags.stdio) await assertPortFree(config.httpHost, config.httpPort);
     const app = await createApp(config, logger, { mustOwn: true, command: commandLine() });

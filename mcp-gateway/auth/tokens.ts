@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  issueMessage,
   mcpTokenTableSchema,
   type Config,
   type McpTokenTable,
@@ -27,7 +28,7 @@ const readTokenFile = (path: string): McpTokenTable => {
   if (!result.success) {
     throw new CogitaveError(
       'CONFIG_INVALID',
-      `MCP_TOKENS_FILE: "${path}": ${result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+      `MCP_TOKENS_FILE: "${path}": ${result.error.issues.map((issue) => `${issue.path.join('.')}: ${issueMessage(issue)}`).join('; ')}`,
     );
   }
   return result.data;
@@ -83,6 +84,6 @@ export const assertSafeBind = (host: string, auth: TokenAuth): void => {
   if (auth.enabled || isLoopbackHost(host)) return;
   throw new CogitaveError(
     'CONFIG_INVALID',
-    `Invalid configuration:\n  MCP_TOKENS: required when COGITAVE_HTTP_HOST (${host}) is not a loopback address; without tokens /mcp would grant everything to the network (set MCP_TOKENS or MCP_TOKENS_FILE, or bind 127.0.0.1)`,
+    `MCP_TOKENS: required when COGITAVE_HTTP_HOST (${host}) is not a loopback address; without tokens /mcp would grant everything to the network (set MCP_TOKENS or MCP_TOKENS_FILE, or bind 127.0.0.1)`,
   );
 };

@@ -18,7 +18,7 @@ export interface AuditSettings {
 const configError = (variable: string, error: unknown): CogitaveError =>
   new CogitaveError(
     'CONFIG_INVALID',
-    `Invalid configuration:\n  ${variable}: ${isCogitaveError(error) || error instanceof Error ? error.message : String(error)}`,
+    `${variable}: ${isCogitaveError(error) || error instanceof Error ? error.message : String(error)}`,
     {},
     { cause: error },
   );

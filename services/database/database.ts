@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../runtime/logger.js';
 import { redactUrl } from '../runtime/logger.js';
+import { assertWritableFolder } from '../runtime/writable-folder.js';
 import { openEmbeddedFolder } from './embedded/open.js';
 import { createSharedSession, inProcessPool } from './embedded/shared-session.js';
 import type { OwnerRecord } from './embedded/owner-record.js';
@@ -76,6 +77,9 @@ const openServer = (url: string, options: DatabaseOptions): Database => {
 
 const openEmbedded = async (options: DatabaseOptions): Promise<Database> => {
   if (!options.dataDir.startsWith('memory://')) {
+    // A file in its place or no write permission: said as a setting, not a stack. (Free
+    // space is serve's pre-flight check: a command reaching a running owner needs none.)
+    assertWritableFolder('COGITAVE_DATA_DIR', options.dataDir);
     return openEmbeddedFolder({
       dataDir: options.dataDir,
       logger: options.logger,

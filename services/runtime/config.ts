@@ -133,12 +133,39 @@ const hostnameList = z
   )
   .optional();
 
+// A percent sign that starts no escape, a port out of range, a space in the host: the driver
+// would fail later with a message that may echo the password.
+const isParsableUrl = (value: string): boolean => {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An issue's own words; a record key's are nested (zod says only "Invalid key in record"). */
+export const issueMessage = (issue: z.core.$ZodIssue): string =>
+  issue.code === 'invalid_key' ? issue.issues.map(issueMessage).join('; ') : issue.message;
+
+/**
+ * The refusal of one or more settings: one line per problem, each starting with the variable
+ * it names and saying how to fix it (the CLI prints them as they are, exit 78).
+ */
+export const configInvalid = (
+  problems: readonly string[],
+  details: Record<string, unknown> = {},
+  options?: ErrorOptions,
+): CogitaveError =>
+  new CogitaveError('CONFIG_INVALID', problems.join('\n'), { ...details, problems }, options);
+
 const settings = {
   databaseUrl: {
     env: 'DATABASE_URL',
     schema: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .refine(isParsableUrl, 'must be a valid URL (postgres://user:password@host:port/database)')
       .optional(),
     doc: 'Server Postgres for events and read models. Unset: embedded PGlite in COGITAVE_DATA_DIR.',
   },
@@ -445,7 +472,7 @@ export const loadConfig = (
     if (result.success) {
       config[key] = result.data;
     } else {
-      const reason = result.error.issues.map((issue) => issue.message).join('; ');
+      const reason = result.error.issues.map(issueMessage).join('; ');
       // Connection strings may carry passwords: never echo them back.
       const shown = SECRET_SETTINGS.has(key)
         ? 'value hidden'
@@ -462,13 +489,7 @@ export const loadConfig = (
   if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
     problems.push('EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set (the model to call)');
   }
-  if (problems.length > 0) {
-    throw new CogitaveError(
-      'CONFIG_INVALID',
-      `Invalid configuration:\n  ${problems.join('\n  ')}`,
-      { problems },
-    );
-  }
+  if (problems.length > 0) throw configInvalid(problems);
   return Object.freeze(config) as Config;
 };
 
