@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { assertSafeBind, createTokenAuth, loadTokenTable } from '../../mcp-gateway/auth/tokens.js';
 import { assertPortFree } from '../../mcp-gateway/http/port.js';
 import { httpSettingsFromConfig, startHttpServer } from '../../mcp-gateway/http/server.js';
+import { serveMcpSocket } from '../../mcp-gateway/socket.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
 import { assertCatalogDir } from '../../services/catalog/start-up.js';
@@ -9,6 +10,7 @@ import { githubSettingsFromConfig } from '../../services/github/index.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { commandLine, commandLogger } from './context.js';
+import { attachToServingOwner } from './serve/attach.js';
 import { composeRole, type ServedRole } from './serve/compose.js';
 import { untilSignal } from './serve/ops.js';
 import { assertRoleFits, partsOf, ROLE_HELP, ROLES, type Role } from './serve/roles.js';
@@ -34,6 +36,8 @@ export const serveCommand = new Command('serve')
     const config = loadConfig();
     assertRoleFits(flags.role, config, flags.stdio);
     const logger = commandLogger(config, false);
+    // Another serve owns the embedded folder: this stdio session is served by it.
+    if (flags.stdio && (await attachToServingOwner(config, logger))) return;
     const tokens = loadTokenTable(config);
     const auth = createTokenAuth(tokens);
     // Local mode answers /mcp without a token, so only a gateway on HTTP must bind to loopback.
@@ -57,7 +61,10 @@ export const serveCommand = new Command('serve')
       await app.close();
       throw error;
     });
+    // Owning an embedded folder, serve also MCP on its socket, for serve --stdio elsewhere.
+    const mcpSocket = await serveMcpSocket(app.database, served.gateway, logger);
     const stop = async (): Promise<void> => {
+      await mcpSocket?.close();
       await served.close();
       await app.close();
     };
