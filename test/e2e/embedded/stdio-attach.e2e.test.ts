@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, stopCli } from '../../support/cli.js';
-import { startStdioSession, type StdioSession } from './stdio-session.js';
+import { startStdioSession, STDIO_ENTRY, type StdioSession } from './stdio-session.js';
 import {
   connectAgent,
   embeddedFolder,
@@ -141,7 +141,7 @@ describe('serve --stdio while serve (HTTP) owns the folder', () => {
 
       const fromLegacy = await intake(legacy, 'Written over stdio by the v1 client');
       await untilListed(async () => listedIds(await call(modern, 'list_requests', {})), fromLegacy);
-      const fromHttp = await intake(http as AnyClient, 'Written over HTTP');
+      const fromHttp = await intake(http, 'Written over HTTP');
       await untilListed(async () => listedIds(await call(legacy, 'list_requests', {})), fromHttp);
     } finally {
       await Promise.all([modern.close(), legacy.close(), http.close()]);
@@ -178,8 +178,8 @@ describe('serve --stdio while serve (HTTP) owns the folder', () => {
     }
   });
 
-  it('given an attached session, when the owner stops, then the session exits 69 with one clear line, and the owner removes its MCP socket', async () => {
-    const session = startStdioSession(env);
+  it('given a session attached through the stdio entry (.mcp.json), when the owner stops, then the session exits 69 with one clear line, and the owner removes its MCP socket', async () => {
+    const session = startStdioSession(env, STDIO_ENTRY);
     sessions.push(session);
     await session.initialize();
     const ownerPid = owner?.running.child.pid;
@@ -210,7 +210,8 @@ describe('serve --stdio owning a free folder', () => {
   });
 
   it("given a stdio serve owns the folder, when a second stdio client starts, then it attaches, both see each other's writes, and it exits 69 when the owner's client leaves", async () => {
-    const first = startStdioSession({ ...env, LOG_LEVEL: 'info' });
+    // The stdio entry finds no owner, so it serves as `serve --stdio` does and owns the folder.
+    const first = startStdioSession({ ...env, LOG_LEVEL: 'info' }, STDIO_ENTRY);
     sessions.push(first);
     await first.waitForStderr('cogitave ready', READY_TIMEOUT_MS);
     await first.initialize();

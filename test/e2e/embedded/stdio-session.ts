@@ -23,13 +23,20 @@ export interface StdioSession {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>;
 }
 
-export const startStdioSession = (env: NodeJS.ProcessEnv): StdioSession => {
+/** How the session is started: the CLI's `serve --stdio`, or the stdio entry .mcp.json runs. */
+export const SERVE_STDIO = ['bin/cogitave.ts', 'serve', '--stdio'] as const;
+export const STDIO_ENTRY = ['bin/cogitave-stdio.ts'] as const;
+
+export const startStdioSession = (
+  env: NodeJS.ProcessEnv,
+  program: readonly string[] = SERVE_STDIO,
+): StdioSession => {
   const startedAt = Date.now();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--stdio'],
-    { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', ...program], {
+    cwd: repoRoot,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let pendingLine = '';
