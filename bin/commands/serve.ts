@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { assertPortFree } from '../../mcp-gateway/http/port.js';
 import { httpSettingsFromConfig, startHttpServer } from '../../mcp-gateway/http/server.js';
+import { serveMcpSocket } from '../../mcp-gateway/socket.js';
 import { startStdio } from '../../mcp-gateway/stdio.js';
 import { createApp, type App } from '../app.js';
 import { cliCommand } from '../package-info.js';
@@ -8,6 +9,7 @@ import { githubSettingsFromConfig } from '../../services/github/index.js';
 import { loadConfig } from '../../services/runtime/config.js';
 import type { Logger } from '../../services/runtime/logger.js';
 import { commandLine, commandLogger } from './context.js';
+import { attachToServingOwner } from './serve/attach.js';
 import { composeRole, type ServedRole } from './serve/compose.js';
 import { untilSignal } from './serve/ops.js';
 import { preflight } from './serve/preflight.js';
@@ -35,6 +37,8 @@ export const serveCommand = new Command('serve')
     // The same checks as `cogitave config`: a refused setting is one line and exit 78 (69).
     const { tokens, auth } = await preflight(config, flags);
     const logger = commandLogger(config, false);
+    // Another serve owns the embedded folder: this stdio session is served by it.
+    if (flags.stdio && (await attachToServingOwner(config, logger))) return;
     // A taken port is said at once, not after opening and migrating the database.
     if (!flags.stdio) await assertPortFree(config.httpHost, config.httpPort);
     const app = await createApp(config, logger, { mustOwn: true, command: commandLine() });
@@ -53,7 +57,10 @@ export const serveCommand = new Command('serve')
       await app.close();
       throw error;
     });
+    // Owning an embedded folder, serve also MCP on its socket, for serve --stdio elsewhere.
+    const mcpSocket = await serveMcpSocket(app.database, served.gateway, logger);
     const stop = async (): Promise<void> => {
+      await mcpSocket?.close();
       await served.close();
       await app.close();
     };

@@ -39,10 +39,11 @@ export const socketPathIn = (directory: string): string =>
   join(directory, `.s.PGSQL.${CHANNEL_PORT}`);
 
 /** A listening Unix socket at `path`, private to this user (0600). */
-const listenPrivately = async (
+export const listenPrivately = async (
   path: string,
   serve: (socket: net.Socket) => void,
   logger: Logger,
+  what = 'local channel',
 ): Promise<net.Server> => {
   const server = net.createServer(serve);
   // Whoever left this socket behind is gone: only the lock holder gets here.
@@ -56,7 +57,7 @@ const listenPrivately = async (
   });
   chmodSync(path, 0o600);
   server.on('error', (error) => {
-    logger.error({ err: error }, 'local channel failed');
+    logger.error({ err: error }, `${what} failed`);
   });
   return server;
 };

@@ -8,6 +8,7 @@ import { startLocalChannel } from './channel.js';
 import { tryLockFolder, type FolderLock } from './folder-lock.js';
 import {
   ensurePrivateDirectory,
+  isServeRecord,
   privateDirectoryOf,
   readOwnerRecord,
   removeOwnerRecord,
@@ -49,9 +50,6 @@ const describe = (record: OwnerRecord | undefined): string =>
     ? `${record.command} (pid ${String(record.pid)}, since ${record.since})`
     : 'another process that is still starting';
 
-const isServe = (record: OwnerRecord | undefined): boolean =>
-  record !== undefined && /\bserve\b/.test(record.command);
-
 const inUse = (message: string, dataDir: string, record: OwnerRecord | undefined): CogitaveError =>
   new CogitaveError('IN_USE', message, { dataDir, ...(record ? { owner: record } : {}) });
 
@@ -68,7 +66,7 @@ export const openEmbeddedFolder = async (options: EmbeddedOptions): Promise<Data
     const lock = await tryLockFolder(dataDir, privateDirectoryOf(dataDir));
     if (lock) return openAsOwner(dataDir, lock, options);
     const record = readOwnerRecord(dataDir);
-    if (options.mustOwn && isServe(record)) {
+    if (options.mustOwn && isServeRecord(record)) {
       throw inUse(
         `${dataDir} is already served by ${describe(record)}. An embedded database has one owner: stop that one first, or use it as it is (every other cogitave command goes through it).`,
         dataDir,

@@ -29,10 +29,19 @@ export const ownerRecordSchema = z.object({
   /** The folder of the channel's socket (`pg`'s host). */
   socketDirectory: z.string(),
   port: z.number().int().positive(),
+  /**
+   * The owner's MCP socket (see mcp-socket.ts), once it listens: a `serve --stdio` on this
+   * folder attaches there. Optional: owners that serve no MCP, and older versions, have none.
+   */
+  mcpSocket: z.string().optional(),
 });
 export type OwnerRecord = z.infer<typeof ownerRecordSchema>;
 
 const RECORD_FILE = 'owner.json';
+
+/** Whether the owner is a `serve` process (which keeps the folder until it is stopped). */
+export const isServeRecord = (record: OwnerRecord | undefined): record is OwnerRecord =>
+  record !== undefined && /\bserve\b/.test(record.command);
 
 export const privateDirectoryOf = (dataDir: string): string => join(dataDir, 'owner');
 
@@ -77,6 +86,19 @@ export const writeOwnerRecord = (dataDir: string, record: OwnerRecord): void => 
   const temporary = `${path}.${randomUUID()}`;
   writeFileSync(temporary, `${JSON.stringify(record)}\n`, { mode: 0o600 });
   renameSync(temporary, path);
+};
+
+/**
+ * Rewrites this process's record with `mcpSocket` set (a path) or removed (undefined), so
+ * other processes learn when the MCP socket starts and stops listening. A record that is not
+ * this process's is left alone.
+ */
+export const publishMcpSocket = (dataDir: string, mcpSocket: string | undefined): void => {
+  const record = readOwnerRecord(dataDir);
+  if (record?.pid !== process.pid) return;
+  const next: OwnerRecord = { ...record };
+  delete next.mcpSocket;
+  writeOwnerRecord(dataDir, mcpSocket === undefined ? next : { ...next, mcpSocket });
 };
 
 /** Whether a process with this pid runs (EPERM: it does, as another user). */
