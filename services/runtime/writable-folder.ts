@@ -67,9 +67,12 @@ export const assertWritableFolder = (
     accessSync(existing, constants.W_OK | constants.X_OK);
   } catch (error) {
     const what = existing === target ? path : `${existing} (where ${path} would be created)`;
+    const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
     throw configInvalid(
       [
-        `${variable}: ${what} is not writable by this user (${(error as NodeJS.ErrnoException).code ?? 'EACCES'}); fix its permissions or point ${variable} at a folder this user may write`,
+        code === 'EROFS'
+          ? `${variable}: ${what} is on a read-only file system (EROFS); point ${variable} at a folder on a writable disk`
+          : `${variable}: ${what} is not writable by this user (${code}); fix its permissions or point ${variable} at a folder this user may write`,
       ],
       {},
       { cause: error },

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repoRoot } from './cli.js';
 import { adminUrl } from './postgres.js';
 
 /**
@@ -70,8 +71,24 @@ export const settingRefusalFixtures = (): SettingRefusalFixtures => {
   mkdirSync(tinyDisk);
   const mounted =
     isRoot && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', tinyDisk]).status === 0;
+  // A read-only tmpfs: not writable even by root.
+  const readOnlyDisk = path('read-only-disk');
+  mkdirSync(readOnlyDisk);
+  const mountedReadOnly =
+    isRoot &&
+    spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', readOnlyDisk]).status === 0;
   // A folder nobody (uid 65534) may not write into; the digests go where anybody may write.
-  const canDropToNobody = isRoot && spawnSync('setpriv', ['--version']).status === 0;
+  // The CLI runs from the checkout, which nobody must be able to read (a clone in a 0700
+  // temporary folder is not).
+  const nobody = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+  const canDropToNobody =
+    isRoot &&
+    spawnSync('setpriv', [
+      ...nobody,
+      'test',
+      '-r',
+      join(repoRoot, 'node_modules', 'tsx', 'package.json'),
+    ]).status === 0;
   const readOnly = path('read-only');
   mkdirSync(readOnly);
   chmodSync(readOnly, 0o555);
@@ -156,7 +173,18 @@ export const settingRefusalFixtures = (): SettingRefusalFixtures => {
       variable: 'COGITAVE_DATA_DIR',
       says: /is not writable by this user \(EACCES\)/,
       asNobody: true,
-      skip: !canDropToNobody && 'needs root and setpriv to run the CLI as nobody',
+      skip:
+        !canDropToNobody &&
+        'needs root, setpriv and a checkout uid 65534 may read, to run the CLI as nobody (the read-only disk case covers the check)',
+      endToEnd: true,
+    },
+    {
+      name: 'a data folder on a read-only disk',
+      env: { COGITAVE_DATA_DIR: join(readOnlyDisk, 'data') },
+      code: 78,
+      variable: 'COGITAVE_DATA_DIR',
+      says: /is on a read-only file system \(EROFS\)/,
+      skip: !mountedReadOnly && 'needs root and tmpfs to mount a read-only disk',
       endToEnd: true,
     },
     {
@@ -308,6 +336,7 @@ export const settingRefusalFixtures = (): SettingRefusalFixtures => {
     }),
     cleanup: () => {
       if (mounted) spawnSync('umount', [tinyDisk]);
+      if (mountedReadOnly) spawnSync('umount', [readOnlyDisk]);
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -1,8 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -11,11 +12,10 @@ import {
   realpathSync,
   rmSync,
   statSync,
-  symlinkSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/cli.js';
 import { parseFinalStage, type ImageStage } from '../../support/dockerfile.js';
@@ -26,7 +26,7 @@ import { parseFinalStage, type ImageStage } from '../../support/dockerfile.js';
  * laid out like the image (the build as dist/, package.json, node_modules; all root-owned and
  * read-only for others), and the exact ENTRYPOINT + CMD runs with exactly the image's ENV as
  * an unprivileged user, with the VOLUME being a folder that user owns. Differences from the
- * real image, on purpose: node_modules is the checkout's (development dependencies too), the
+ * real image, on purpose: node_modules holds copies of the checkout's production dependencies, the
  * user is nobody (65534) instead of the image's node (1000), and the image's absolute paths
  * (WORKDIR, VOLUME) are mapped to the laid-out folders.
  */
@@ -122,6 +122,32 @@ const portIsFree = (port: number): Promise<boolean> =>
     });
   });
 
+/**
+ * The checkout's production dependencies, as `npm prune --omit=dev` leaves them in the image.
+ * Copied rather than linked: the checkout may sit in a folder the unprivileged user cannot
+ * enter (a 0700 temporary folder), as an image's build stage never does.
+ */
+const copyProductionModules = (target: string): void => {
+  const modules = join(repoRoot, 'node_modules');
+  // npm ls exits non-zero on an extraneous or invalid package; the list is still whole.
+  const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  }).stdout;
+  if (!listed.includes(modules)) throw new Error('npm ls listed no production dependencies');
+  const topLevel = new Set<string>();
+  for (const path of listed.split('\n')) {
+    const inside = relative(modules, path.trim());
+    if (path.trim() === '' || inside.startsWith('..') || inside === '') continue;
+    const [first, second] = inside.split(sep);
+    topLevel.add(first!.startsWith('@') ? join(first!, second!) : first!);
+  }
+  for (const name of topLevel) {
+    cpSync(join(modules, name), join(target, name), { recursive: true, verbatimSymlinks: true });
+  }
+};
+
 beforeAll(() => {
   image = parseFinalStage(readFileSync(join(repoRoot, 'infra', 'Dockerfile'), 'utf8'));
   if (!isRoot) return;
@@ -141,7 +167,7 @@ beforeAll(() => {
     } else if (name === 'package.json') {
       copyFileSync(join(repoRoot, 'package.json'), join(appDir, 'package.json'));
     } else if (name === 'node_modules') {
-      symlinkSync(realpathSync(join(repoRoot, 'node_modules')), join(appDir, 'node_modules'));
+      copyProductionModules(join(appDir, 'node_modules'));
     } else {
       throw new Error(`the image copies ${source}, which this test does not lay out`);
     }
