@@ -18,6 +18,8 @@ export default defineConfig({
       ? ['default', ['json', { outputFile: '.cogitave/test-results.json' }]]
       : ['default'],
     exclude: ['**/node_modules/**', '**/dist/**'],
+    // The CLI that tests spawn is built once per run (test/support/cli.ts runs it).
+    globalSetup: ['test/support/build-once.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['**/*.unit.test.ts'] } },
       {

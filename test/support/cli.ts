@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Runs the real CLI from source (`node --import tsx bin/cogitave.ts ...`) in a child process
+ * Runs the real CLI from source (built once per test run, see `CliProgram`) in a child process
  * with an environment the test controls: every Cogitave setting of the parent is removed first,
  * so a developer's shell cannot change what a test sees.
  */
@@ -81,14 +81,17 @@ const parseJsonLines = (text: string): Record<string, unknown>[] =>
 export const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
 /**
- * Which program runs: the sources through tsx (tests: no build needed), or the build in
- * `dist/` as `npm start` runs it (benchmarks: what an operator runs; build it first).
+ * Which program runs: the sources — as built once for this test run (test/support/build-once.ts
+ * names the build in TEST_CLI_BUILD), or through tsx where no run built them (a script) — or
+ * the build in `dist/` as `npm start` runs it (benchmarks: what an operator runs; build it
+ * first).
  */
 export type CliProgram = 'source' | 'build';
 
-const programArgs: Readonly<Record<CliProgram, readonly string[]>> = {
-  source: ['--import', 'tsx', 'bin/cogitave.ts'],
-  build: ['dist/bin/cogitave.js'],
+const programArgs = (program: CliProgram): readonly string[] => {
+  if (program === 'build') return ['dist/bin/cogitave.js'];
+  const built = process.env.TEST_CLI_BUILD;
+  return built ? [built] : ['--import', 'tsx', 'bin/cogitave.ts'];
 };
 
 export const spawnCli = (
@@ -97,7 +100,7 @@ export const spawnCli = (
   program: CliProgram = 'source',
 ): RunningCli => {
   const started = Date.now();
-  const child = spawn(process.execPath, [...programArgs[program], ...args], {
+  const child = spawn(process.execPath, [...programArgs(program), ...args], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
