@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_TOOLS } from '../../mcp-gateway/tools/index.js';
-import { cliEnv, repoRoot, runCli } from '../support/cli.js';
+import { cliEnv, repoRoot, runCli, sourceEntry } from '../support/cli.js';
 import { startGitHubDouble, type GitHubDouble } from '../support/github-double/index.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
 import { startServe, type StartedServe } from '../topology/processes.js';
@@ -223,7 +223,7 @@ describe('a gateway, a projector and a reactor in three processes', () => {
     const stderr: string[] = [];
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--role', 'gateway', '--stdio'],
+      args: [...sourceEntry('bin/cogitave.ts'), 'serve', '--role', 'gateway', '--stdio'],
       cwd: repoRoot,
       env: roleEnv() as Record<string, string>,
       stderr: 'pipe',

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliEnv, lines, repoRoot } from '../support/cli.js';
+import { cliEnv, lines, repoRoot, sourceEntry } from '../support/cli.js';
 import { settingRefusalFixtures } from '../support/setting-refusals.js';
 
 /**
@@ -28,7 +28,11 @@ const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
 /** The CLI from source, as this user or as nobody; killed if it hangs (a refusal is quick). */
 const run = (args: readonly string[], env: NodeJS.ProcessEnv, asNobody = false): Promise<Result> =>
   new Promise((resolve) => {
-    const command = [process.execPath, '--import', 'tsx', 'bin/cogitave.ts', ...args];
+    // The run's build folder is this user's only (mkdtemp, 0700): nobody runs the sources by tsx.
+    const entry = asNobody
+      ? ['--import', 'tsx', 'bin/cogitave.ts']
+      : sourceEntry('bin/cogitave.ts');
+    const command = [process.execPath, ...entry, ...args];
     const [file = process.execPath, ...rest] = asNobody ? [...NOBODY, ...command] : command;
     const child = spawn(file, rest, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_SOURCE } from '../../services/catalog/sources.js';
-import { cliEnv, repoRoot, runCli, spawnCli, stopCli, type RunningCli } from '../support/cli.js';
+import {
+  cliEnv,
+  repoRoot,
+  runCli,
+  spawnCli,
+  stopCli,
+  type RunningCli,
+  sourceEntry,
+} from '../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../support/postgres.js';
 
 /**
@@ -153,7 +161,7 @@ const inTerminal = (
   answer: string,
 ): Promise<{ code: number | null; output: string }> =>
   new Promise((resolve, reject) => {
-    const command = [process.execPath, '--import', 'tsx', 'bin/cogitave.ts', ...args].join(' ');
+    const command = [process.execPath, ...sourceEntry('bin/cogitave.ts'), ...args].join(' ');
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repoRoot, env });
     let output = '';
     let answered = false;

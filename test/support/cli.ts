@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -88,11 +88,18 @@ export const lines = (text: string): string[] => text.split('\n').filter((line) 
  */
 export type CliProgram = 'source' | 'build';
 
-const programArgs = (program: CliProgram): readonly string[] => {
-  if (program === 'build') return ['dist/bin/cogitave.js'];
+/**
+ * Node's arguments to run one of the product's entries (`bin/cogitave.ts`,
+ * `bin/cogitave-stdio.ts`) from source: the run's build when there is one, else through tsx.
+ */
+export const sourceEntry = (entry: `bin/${string}.ts`): string[] => {
   const built = process.env.TEST_CLI_BUILD;
-  return built ? [built] : ['--import', 'tsx', 'bin/cogitave.ts'];
+  if (!built) return ['--import', 'tsx', entry];
+  return [join(dirname(dirname(built)), entry.replace(/\.ts$/, '.js'))];
 };
+
+const programArgs = (program: CliProgram): readonly string[] =>
+  program === 'build' ? ['dist/bin/cogitave.js'] : sourceEntry('bin/cogitave.ts');
 
 export const spawnCli = (
   args: readonly string[],

@@ -5,7 +5,7 @@ import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/c
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, stopCli } from '../../support/cli.js';
+import { repoRoot, stopCli, sourceEntry } from '../../support/cli.js';
 import { startStdioSession, STDIO_ENTRY, type StdioSession } from './stdio-session.js';
 import {
   connectAgent,
@@ -63,7 +63,7 @@ const untilListed = async (read: () => Promise<string[]>, requestId: string): Pr
 
 const stdioParams = (env: NodeJS.ProcessEnv) => ({
   command: process.execPath,
-  args: ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--stdio'],
+  args: [...sourceEntry('bin/cogitave.ts'), 'serve', '--stdio'],
   cwd: repoRoot,
   env: { ...env, LOG_LEVEL: 'info' } as Record<string, string>,
   stderr: 'pipe' as const,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { repoRoot } from '../../support/cli.js';
+import { repoRoot, sourceEntry } from '../../support/cli.js';
 
 /**
  * `cogitave serve --stdio` driven by hand: newline-delimited JSON-RPC written to its stdin
@@ -24,15 +24,19 @@ export interface StdioSession {
 }
 
 /** How the session is started: the CLI's `serve --stdio`, or the stdio entry .mcp.json runs. */
-export const SERVE_STDIO = ['bin/cogitave.ts', 'serve', '--stdio'] as const;
-export const STDIO_ENTRY = ['bin/cogitave-stdio.ts'] as const;
+export const SERVE_STDIO: readonly string[] = [
+  ...sourceEntry('bin/cogitave.ts'),
+  'serve',
+  '--stdio',
+];
+export const STDIO_ENTRY: readonly string[] = sourceEntry('bin/cogitave-stdio.ts');
 
 export const startStdioSession = (
   env: NodeJS.ProcessEnv,
   program: readonly string[] = SERVE_STDIO,
 ): StdioSession => {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...program], {
+  const child = spawn(process.execPath, [...program], {
     cwd: repoRoot,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

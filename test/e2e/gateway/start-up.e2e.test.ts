@@ -4,7 +4,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultCorpusDir } from '../../../services/catalog/start-up.js';
-import { cliEnv, repoRoot } from '../../support/cli.js';
+import { cliEnv, repoRoot, sourceEntry } from '../../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 
 /**
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 const serverParams = (databaseUrl: string) => ({
   command: process.execPath,
-  args: ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--stdio'],
+  args: [...sourceEntry('bin/cogitave.ts'), 'serve', '--stdio'],
   cwd: repoRoot,
   // The shipped corpus as a CATALOG_DIR: ingested at start-up (without the type check).
   env: cliEnv({ DATABASE_URL: databaseUrl, CATALOG_DIR: defaultCorpusDir() }) as Record<

@@ -3,7 +3,7 @@ import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/clien
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, repoRoot } from '../../support/cli.js';
+import { cliEnv, repoRoot, sourceEntry } from '../../support/cli.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../support/postgres.js';
 import {
   listAndCallEveryTool,
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const serverParams = () => ({
   command: process.execPath,
-  args: ['--import', 'tsx', 'bin/cogitave.ts', 'serve', '--stdio'],
+  args: [...sourceEntry('bin/cogitave.ts'), 'serve', '--stdio'],
   cwd: repoRoot,
   env: cliEnv({ DATABASE_URL: db.url, CATALOG_DIR: 'none', LOG_LEVEL: 'info' }) as Record<
     string,
