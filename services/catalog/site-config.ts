@@ -38,6 +38,8 @@ export class SiteDraft {
   declaredVersions: string[] = [];
   generator: Generator = 'markdown';
   contentRoot = '';
+  /** Folder of the shallowest docfx.json (`~/` paths are relative to it), when there is one. */
+  docfxRoot: string | undefined;
   baseUrl: string | undefined;
   readonly redirects: Redirect[] = [];
 
@@ -150,10 +152,14 @@ export const readDocfx = async (
   files: readonly string[],
   fileSet: ReadonlySet<string>,
 ): Promise<void> => {
-  if (fileSet.has('docfx.json')) {
+  const docfx = files
+    .filter((file) => /(^|\/)docfx\.json$/.test(file))
+    .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1))[0];
+  if (docfx !== undefined && fileSet.has(docfx)) {
     draft.generator = 'docfx';
+    draft.docfxRoot = posixDir(docfx);
     draft.config(
-      'docfx.json',
+      docfx,
       false,
       'DocFX build configuration: not needed, every Markdown file under the folder is read',
     );

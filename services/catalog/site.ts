@@ -41,6 +41,8 @@ export interface Site {
   readonly generator: Generator;
   /** Folder (relative, `/`-separated, '' for the root) that site paths are relative to. */
   readonly contentRoot: string;
+  /** Folder (relative, '' for the root) of the shallowest docfx.json: what `~/` paths mean. */
+  readonly docfxRoot: string | undefined;
   /** Pages of this site whose `.md` files are MDX (Docusaurus and Mintlify compile them so). */
   readonly mdMeansMdx: boolean;
   readonly baseUrl: string | undefined;
@@ -97,6 +99,7 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
   return {
     generator,
     contentRoot: draft.contentRoot,
+    docfxRoot: draft.docfxRoot,
     mdMeansMdx,
     baseUrl: draft.baseUrl,
     navigation: draft.nav.entries,
