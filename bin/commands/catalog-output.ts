@@ -6,12 +6,13 @@ import {
   type IngestReport,
   type RetireConfirmation,
 } from '../../services/catalog/ingest.js';
+import { groupWarnings, WARNING_KIND_TITLES } from '../../services/catalog/warning-groups.js';
 
 /**
  * What `ingest` and `sources` print: a summary, then every skipped file, configuration file,
  * error and warning, grouped by what fixes them (the JSON report holds every line).
  */
-const WARNINGS_PER_GROUP = 20;
+const WARNINGS_PER_GROUP = 10;
 
 export const progressBar = (
   label: string,
@@ -81,10 +82,48 @@ const groupByFix = (issues: readonly CorpusIssue[]): Map<string, CorpusIssue[]> 
   const groups = new Map<string, CorpusIssue[]>();
   for (const issue of issues) {
     const key = issue.fix ?? '';
-    groups.set(key, [...(groups.get(key) ?? []), issue]);
+    const group = groups.get(key);
+    if (group) group.push(issue);
+    else groups.set(key, [issue]);
   }
   return groups;
 };
+
+const itemLines = (issues: readonly CorpusIssue[], indent: string): string[] => [
+  ...issues
+    .slice(0, WARNINGS_PER_GROUP)
+    .map((issue) => `${indent}${location(issue)}: ${issue.reason}`),
+  ...(issues.length > WARNINGS_PER_GROUP
+    ? [`${indent}… and ${issues.length - WARNINGS_PER_GROUP} more (--json lists every one)`]
+    : []),
+];
+
+/**
+ * Warnings by kind (warning-groups.ts): those to fix item by item and first, references to
+ * other doc sets and API uids in one line each with a count and the most frequent targets.
+ */
+export const formatWarningGroups = (warnings: readonly CorpusIssue[]): string[] =>
+  groupWarnings(warnings).flatMap((group) => {
+    const title = `  ${group.issues.length} × ${WARNING_KIND_TITLES[group.kind]}`;
+    if (!group.itemized) {
+      const examples = group.examples
+        .map((example) => `${example.target}${example.count > 1 ? ` (${example.count}×)` : ''}`)
+        .join(', ');
+      return [`${title}, e.g. ${examples}: not edges, nothing to do (--json lists every one)`];
+    }
+    const byFix = groupByFix(group.issues);
+    if (byFix.size === 1) {
+      const [fix] = byFix.keys();
+      return [`${title}${fix ? ` (fix: ${fix})` : ''}:`, ...itemLines(group.issues, '    ')];
+    }
+    return [
+      `${title}:`,
+      ...[...byFix].flatMap(([fix, issues]) => [
+        `    ${issues.length} × fix: ${fix || '(none needed)'}`,
+        ...itemLines(issues, '      '),
+      ]),
+    ];
+  });
 
 export const describeIssue = (issue: CorpusIssue): string =>
   `${location(issue)}: ${issue.field}: ${issue.reason}${issue.fix ? ` (fix: ${issue.fix})` : ''}`;
@@ -122,15 +161,7 @@ export const formatIngestReport = (report: IngestReport): string => {
   }
   if (report.warnings.length > 0) {
     lines.push(`${report.warnings.length} warning(s); the ingest went on:`);
-    for (const [fix, issues] of groupByFix(report.warnings)) {
-      lines.push(`  ${issues.length} × fix: ${fix || '(none needed)'}`);
-      for (const issue of issues.slice(0, WARNINGS_PER_GROUP)) {
-        lines.push(`    ${location(issue)}: ${issue.reason}`);
-      }
-      if (issues.length > WARNINGS_PER_GROUP) {
-        lines.push(`    … and ${issues.length - WARNINGS_PER_GROUP} more (--json lists every one)`);
-      }
-    }
+    lines.push(...formatWarningGroups(report.warnings));
   }
   if (report.errors.length > 0) {
     lines.push(`${report.errors.length} error(s); nothing was appended:`);

@@ -18,6 +18,7 @@ import {
   retirePrompt,
 } from './catalog-output.js';
 import { withApp } from './context.js';
+import { formatRunPhases, PHASES_SHOWN_ABOVE_SECONDS, runPhases } from './run-time.js';
 
 /**
  * `cogitave ingest <dir>`: read a documentation folder as it is, check it as a whole, then
@@ -79,7 +80,11 @@ export const ingestCommand = new Command('ingest')
         json?: boolean;
       },
     ) => {
-      await withApp(true, async ({ eventStore, logger }) => {
+      const loaded = performance.now();
+      let opened = loaded;
+      let worked = loaded;
+      const ingested = await withApp(true, async ({ eventStore, logger }) => {
+        opened = performance.now();
         const bar = flags.json
           ? { update: () => undefined, stop: () => undefined }
           : progressBar('ingest');
@@ -124,24 +129,36 @@ export const ingestCommand = new Command('ingest')
             flags.yes ?? false,
           );
         }
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify(report)}\n`);
-        } else {
-          if (flags.dryRun) {
-            for (const entry of report.plan.filter((e) => e.action !== 'unchanged')) {
-              process.stdout.write(
-                `${entry.action.padEnd(9)} ${entry.label.padEnd(12)} ${entry.uid}\n`,
-              );
-            }
-          }
-          process.stdout.write(formatIngestReport(report));
-        }
-        if (report.errors.length > 0) {
-          throw new InvalidArgument(
-            `${report.errors.length} error(s) in ${report.root}; nothing was ingested:\n  ${describeIssues(report, 200)}`,
-            { errors: report.errors },
-          );
-        }
+        worked = performance.now();
+        return report;
       });
+      // Printed once the database is closed: the time reported is the whole run's.
+      const closed = performance.now();
+      const phases = runPhases({ loaded, opened, worked, closed }, [
+        { name: 'read', seconds: ingested.phases.read },
+        { name: 'append', seconds: ingested.phases.append },
+      ]);
+      const report: IngestReport = { ...ingested, seconds: closed / 1000 };
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ ...report, runPhases: phases })}\n`);
+      } else {
+        if (flags.dryRun) {
+          for (const entry of report.plan.filter((e) => e.action !== 'unchanged')) {
+            process.stdout.write(
+              `${entry.action.padEnd(9)} ${entry.label.padEnd(12)} ${entry.uid}\n`,
+            );
+          }
+        }
+        process.stdout.write(formatIngestReport(report));
+        if (report.seconds > PHASES_SHOWN_ABOVE_SECONDS) {
+          process.stdout.write(`${formatRunPhases(report.seconds, phases)}\n`);
+        }
+      }
+      if (report.errors.length > 0) {
+        throw new InvalidArgument(
+          `${report.errors.length} error(s) in ${report.root}; nothing was ingested:\n  ${describeIssues(report, 200)}`,
+          { errors: report.errors },
+        );
+      }
     },
   );

@@ -93,6 +93,8 @@ export interface IngestReport {
    */
   readonly upToDate: boolean;
   readonly seconds: number;
+  /** Where `seconds` went: reading and checking the folder (and the log's heads), appending. */
+  readonly phases: { readonly read: number; readonly append: number };
 }
 
 export interface RetireConfirmation {
@@ -478,6 +480,7 @@ const upToDateReport = (
   lastPosition: null,
   upToDate: true,
   seconds: (performance.now() - started) / 1000,
+  phases: { read: (performance.now() - started) / 1000, append: 0 },
 });
 
 export const ingestCorpus = async (
@@ -545,6 +548,7 @@ export const ingestCorpus = async (
     };
   });
   const planned = countActions(plan);
+  const read = performance.now();
   const report = (
     applied: boolean,
     lastPosition: Position | null,
@@ -587,6 +591,7 @@ export const ingestCorpus = async (
       lastPosition,
       upToDate: false,
       seconds: (performance.now() - started) / 1000,
+      phases: { read: (read - started) / 1000, append: (performance.now() - read) / 1000 },
     };
   };
   if (errors.length > 0 || options.dryRun) return report(false, null);

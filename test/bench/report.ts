@@ -30,6 +30,7 @@ const BENCHES: readonly BenchScript[] = [
   { script: 'bench:gateway', quick: { BENCH_SECONDS: '2' } },
   { script: 'bench:peer-memory', quick: { BENCH_SIZES: '2000', BENCH_READS: '200' } },
   { script: 'bench:corpus', quick: { BENCH_PAGES: '1000', BENCH_ITERATIONS: '100' } },
+  { script: 'bench:ingest', quick: { BENCH_RUNS: '1' } },
   { script: 'bench:console', quick: { BENCH_REQUESTS: '200', BENCH_RUNS: '5' } },
 ];
 

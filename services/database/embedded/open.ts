@@ -16,6 +16,7 @@ import {
   writeOwnerRecord,
   type OwnerRecord,
 } from './owner-record.js';
+import { pgliteStart, saveTemplate, useBaselineWasmCompiler } from './pglite-start.js';
 import { createSharedSession, inProcessPool } from './shared-session.js';
 
 /**
@@ -111,9 +112,15 @@ const openAsOwner = async (
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   try {
+    if (!options.mustOwn) useBaselineWasmCompiler();
     // Imported lazily: the WASM build is only loaded when the embedded default is used.
     const { PGlite } = await import('@electric-sql/pglite');
-    const pglite = await PGlite.create(dataDir);
+    const start = pgliteStart(dataDir, {
+      oneShot: !options.mustOwn,
+      startParams: PGlite.defaultStartParams,
+    });
+    const pglite = await PGlite.create(dataDir, start.options);
+    if (start.saveTemplateTo) await saveTemplate(pglite, start.saveTemplateTo, logger);
     cleanups.push(() => pglite.close());
     const session = createSharedSession(pglite, {
       onSlowWait: (report) => {
