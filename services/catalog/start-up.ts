@@ -9,6 +9,7 @@ import { logActivity } from '../runtime/activity.js';
 import { ingestActivity } from './activity.js';
 import { ingestCorpus, type IngestReport } from './ingest.js';
 import { SHIPPED_SOURCE } from './sources.js';
+import { groupWarnings } from './warning-groups.js';
 
 /**
  * The documentation shipped with Cogitave Core, as a catalog. The build copies it next to the
@@ -96,8 +97,14 @@ export const ingestDefaultCorpusOnStart = async (
     );
   }
   if (report.warnings.length > 0) {
+    // The ones to fix first (warning-groups.ts), and how many of each kind.
+    const groups = groupWarnings(report.warnings);
     app.logger.warn(
-      { warnings: report.warnings.slice(0, 20), count: report.warnings.length },
+      {
+        warnings: groups.flatMap((group) => group.issues).slice(0, 20),
+        count: report.warnings.length,
+        kinds: Object.fromEntries(groups.map((group) => [group.kind, group.issues.length])),
+      },
       'catalog ingested with warnings (links that go nowhere, missing includes; run cogitave ingest --dry-run for all)',
     );
   }
