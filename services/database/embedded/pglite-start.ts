@@ -5,14 +5,15 @@ import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from '../../runtime/logger.js';
+import { unpackTemplate } from './template-archive.js';
 
 /**
  * How this process starts PGlite on a data folder, so a one-shot command stays light:
  * - a new folder is normally made by initdb, which PGlite runs in WebAssembly (~9 s and
  *   ~0.8 GB resident on two cores). The result is the same for every folder of one PGlite
  *   build, so the first one is kept as a template in the user's cache and later new folders
- *   are unpacked from it (~1.5 s, ~0.35 GB). The cache is best effort: unwritable, it is
- *   skipped and initdb runs as before;
+ *   are unpacked from it (template-archive.ts; well under a second). The cache is best
+ *   effort: unwritable, it is skipped and initdb runs as before;
  * - a one-shot command (not `serve`) runs with small shared buffers: its queries touch a few
  *   MB, and PGlite's default 128 MB of buffers are resident for the whole run;
  * - and compiles PGlite's WebAssembly with the baseline compiler only: optimising its 9 MB in
@@ -74,13 +75,17 @@ export const pgliteStart = (
     : {};
   const template = isNewDataFolder(dataDir) ? templatePath() : undefined;
   if (template === undefined) return { options: startParams, saveTemplateTo: undefined };
+  let archive: Buffer;
   try {
-    const archive = readFileSync(template);
-    return {
-      options: { ...startParams, loadDataDir: new Blob([archive]) },
-      saveTemplateTo: undefined,
-    };
+    archive = readFileSync(template);
   } catch {
+    return { options: startParams, saveTemplateTo: template };
+  }
+  try {
+    unpackTemplate(archive, dataDir);
+    return { options: startParams, saveTemplateTo: undefined };
+  } catch {
+    // A damaged template: initdb makes the folder, and its result replaces the template.
     return { options: startParams, saveTemplateTo: template };
   }
 };
