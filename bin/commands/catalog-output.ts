@@ -109,7 +109,9 @@ export const formatWarningGroups = (warnings: readonly CorpusIssue[]): string[] 
       const examples = group.examples
         .map((example) => `${example.target}${example.count > 1 ? ` (${example.count}×)` : ''}`)
         .join(', ');
-      return [`${title}, e.g. ${examples}: not edges, nothing to do (--json lists every one)`];
+      return [
+        `${title}, e.g. ${examples}: not edges; nothing to do unless they are this site’s (then check --base-url and the site’s configuration; --json lists every one)`,
+      ];
     }
     const byFix = groupByFix(group.issues);
     if (byFix.size === 1) {
