@@ -40,15 +40,19 @@ export interface SiteResult {
 }
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const DEFAULT_FILES = ['mcp', 'vite', 'fastapi'].map((site) =>
+const DEFAULT_FILES = ['mcp', 'vite', 'fastapi', 'maui'].map((site) =>
   fileURLToPath(new URL(`./docs/${site}.questions.json`, import.meta.url)),
 );
 
-/** The site's root folder: the one ingest is pointed at (mkdocs sites hold a docs_dir inside). */
+/**
+ * The site's root folder: the one ingest is pointed at (mkdocs sites hold a docs_dir inside; a
+ * DocFX site is its repository root, '' here, where ingest finds docs/docfx.json).
+ */
 const siteFolders: Readonly<Record<string, string>> = {
   mcp: 'docs',
   vite: 'docs',
   fastapi: 'docs/en',
+  maui: '',
 };
 
 const pageOf = (hit: { page: string | null; uid: string }): string =>
