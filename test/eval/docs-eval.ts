@@ -40,15 +40,19 @@ export interface SiteResult {
 }
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const DEFAULT_FILES = ['mcp', 'vite', 'fastapi'].map((site) =>
+const DEFAULT_FILES = ['mcp', 'vite', 'fastapi', 'prettier'].map((site) =>
   fileURLToPath(new URL(`./docs/${site}.questions.json`, import.meta.url)),
 );
 
-/** The site's root folder: the one ingest is pointed at (mkdocs sites hold a docs_dir inside). */
+/**
+ * The site's root folder: the one ingest is pointed at (mkdocs sites hold a docs_dir inside;
+ * the Docusaurus site is its repository root, with the configuration in website/).
+ */
 const siteFolders: Readonly<Record<string, string>> = {
   mcp: 'docs',
   vite: 'docs',
   fastapi: 'docs/en',
+  prettier: '',
 };
 
 const pageOf = (hit: { page: string | null; uid: string }): string =>
