@@ -40,19 +40,21 @@ export interface SiteResult {
 }
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const DEFAULT_FILES = ['mcp', 'vite', 'fastapi', 'maui'].map((site) =>
+const DEFAULT_FILES = ['mcp', 'vite', 'fastapi', 'maui', 'prettier'].map((site) =>
   fileURLToPath(new URL(`./docs/${site}.questions.json`, import.meta.url)),
 );
 
 /**
  * The site's root folder: the one ingest is pointed at (mkdocs sites hold a docs_dir inside; a
- * DocFX site is its repository root, '' here, where ingest finds docs/docfx.json).
+ * DocFX site is its repository root, '' here, where ingest finds docs/docfx.json; the Docusaurus
+ * site too, with its configuration in website/).
  */
 const siteFolders: Readonly<Record<string, string>> = {
   mcp: 'docs',
   vite: 'docs',
   fastapi: 'docs/en',
   maui: '',
+  prettier: '',
 };
 
 const pageOf = (hit: { page: string | null; uid: string }): string =>
@@ -69,8 +71,10 @@ export const evaluateSite = async (file: string, label: string): Promise<SiteRes
       checkSamples: false,
       meta: { commandId: randomUUID(), actor: 'eval:docs', at: new Date().toISOString() },
     });
-    if (report.errors.length > 0)
-      throw new Error(`${spec.site}: ${report.errors.length} ingest errors`);
+    if (report.errors.length > 0) {
+      const first = report.errors.slice(0, 3).map((issue) => `${issue.file}: ${issue.reason}`);
+      throw new Error(`${spec.site}: ${report.errors.length} ingest errors (${first.join('; ')})`);
+    }
     await catalog.caughtUp(report.lastPosition);
     const search = createSearchService({
       db: catalog.bed.database.pool,
@@ -116,9 +120,17 @@ const main = async (): Promise<void> => {
   const json = args.includes('--json');
   const files = args.filter((arg) => !arg.startsWith('--'));
   const results: SiteResult[] = [];
+  const failures: string[] = [];
   for (const [index, file] of (files.length > 0 ? files : DEFAULT_FILES).entries()) {
-    results.push(await evaluateSite(file, `eval_docs_${index}`));
+    // One site that does not ingest must not hide the figures of the others.
+    try {
+      results.push(await evaluateSite(file, `eval_docs_${index}`));
+    } catch (error) {
+      failures.push(error instanceof Error ? error.message : String(error));
+    }
   }
+  for (const failure of failures) process.stderr.write(`failed ${failure}\n`);
+  if (failures.length > 0) process.exitCode = 1;
   if (json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
