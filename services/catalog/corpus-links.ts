@@ -4,6 +4,7 @@ import { withArticle, type Collected } from './issues.js';
 import { createLinkResolver, type LinkResolver } from './links.js';
 import type { BuiltNode } from './page-node.js';
 import type { Site } from './site.js';
+import { docusaurusLinkCandidates } from './site-docusaurus.js';
 import { edgeSpec } from './vocabulary.js';
 
 // The corpus's nodes by uid, and the edges between them: declared, linked in text, checked.
@@ -162,16 +163,24 @@ export const linkNodes = async (
 ): Promise<Set<string>> => {
   const { root, files, site, latest, built } = inputs;
   const { nodes, owner } = table;
+  const layout = site.docusaurus;
   const resolver = createLinkResolver({
     files,
     baseUrl: inputs.baseUrl,
     contentRoot: site.contentRoot,
     redirects: site.redirects,
     latest,
+    ...(layout
+      ? {
+          alternatives: (path: string, fromFile: string) =>
+            docusaurusLinkCandidates(layout, path, fromFile),
+        }
+      : {}),
     pages: built.map(({ draft, content }) => ({
       uid: content.uid,
       file: draft.file,
       path: content.path,
+      ...(draft.location?.aliases ? { aliases: draft.location.aliases } : {}),
       anchors: [...(content.sections ?? []).map((s) => s.anchor), ...draft.parsed.anchors],
     })),
     uids: new Set(nodes.keys()),

@@ -10,12 +10,13 @@ import {
   walkToc,
   type NavCollector,
 } from './site-navigation.js';
+import type { DocusaurusLayout } from './site-docusaurus.js';
+import { readDocusaurusSite } from './site-docusaurus-read.js';
 import { VERSION_NAME } from './site-versions.js';
 
 // Each generator's configuration files, read into one draft of the site.
 
 const CODE_CONFIGS: readonly { readonly pattern: RegExp; readonly generator: Generator }[] = [
-  { pattern: /^docusaurus\.config\.(js|mjs|cjs|ts)$/, generator: 'docusaurus' },
   { pattern: /^sidebars\.(js|mjs|cjs|ts|json)$/, generator: 'docusaurus' },
   { pattern: /^\.vitepress\/config\.(js|mjs|mts|ts)$/, generator: 'vitepress' },
   { pattern: /^astro\.config\.(js|mjs|ts)$/, generator: 'markdown' },
@@ -41,6 +42,8 @@ export class SiteDraft {
   /** Folder of the shallowest docfx.json (`~/` paths are relative to it), when there is one. */
   docfxRoot: string | undefined;
   baseUrl: string | undefined;
+  /** Docusaurus docs and blog folders and their routes, when the site is one. */
+  docusaurus: DocusaurusLayout | undefined;
   readonly redirects: Redirect[] = [];
 
   /** Marks `file` as configuration, with what was made of it. */
@@ -185,30 +188,14 @@ export const readDocfx = async (
   }
 };
 
-/** Docusaurus: versions.json (with versioned_docs/) and every _category_.json. */
+/** Docusaurus: its configuration and versions (site-docusaurus-read.ts), every _category_.json. */
 export const readDocusaurus = async (
   draft: SiteDraft,
   root: string,
   files: readonly string[],
   fileSet: ReadonlySet<string>,
 ): Promise<void> => {
-  if (fileSet.has('versions.json') && files.some((file) => file.startsWith('versioned_docs/'))) {
-    draft.generator = 'docusaurus';
-    try {
-      const parsed: unknown = JSON.parse((await readText(root, 'versions.json')) ?? '');
-      if (Array.isArray(parsed)) draft.declaredVersions = parsed.map(String);
-      const newest = draft.declaredVersions[0];
-      if (newest !== undefined) draft.declaredLatest.add(newest);
-      draft.config('versions.json', true, 'Docusaurus versions: the first is the latest release');
-    } catch (error) {
-      draft.config(
-        'versions.json',
-        false,
-        `not valid JSON (${(error as Error).message})`,
-        'fix the JSON of versions.json',
-      );
-    }
-  }
+  await readDocusaurusSite(draft, root, files, fileSet);
   for (const file of files.filter((f) => /(^|\/)_category_\.json$/.test(f))) {
     try {
       const parsed: unknown = JSON.parse((await readText(root, file)) ?? '');

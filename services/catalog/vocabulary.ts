@@ -201,9 +201,9 @@ export const EDGE_TYPES: readonly EdgeSpec[] = [
  */
 export const DEFAULT_MONIKER = 'latest';
 export const MONIKER_PATTERN =
-  /^(latest|draft|next|current|preview|unreleased|canary|\d{4}-\d{2}(-\d{2})?|v?\d+(\.(\d+|x))*(-[a-z0-9.]+)?)$/;
+  /^(latest|stable|draft|next|current|preview|unreleased|canary|\d{4}-\d{2}(-\d{2})?|v?\d+(\.(\d+|x))*(-[a-z0-9.]+)?)$/;
 export const MONIKER_HELP =
-  '"latest", a date (YYYY-MM or YYYY-MM-DD), a release (v2, 3.1, 2.x) or draft, next, preview';
+  '"latest", a date (YYYY-MM or YYYY-MM-DD), a release (v2, 3.1, 2.x) or stable, draft, next, preview';
 
 /**
  * Node UIDs: stable, URL-safe, human-readable. Written ones look like
