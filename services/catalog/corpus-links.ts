@@ -1,5 +1,6 @@
 import type { NodeContent, NodeEdge } from './content.js';
 import { extractSamples } from './code-samples.js';
+import { inlineCode } from './docfx-code-inline.js';
 import { withArticle, type Collected } from './issues.js';
 import { createLinkResolver, type LinkResolver } from './links.js';
 import type { BuiltNode } from './page-node.js';
@@ -190,9 +191,13 @@ export const linkNodes = async (
     const current = nodes.get(node.content.uid);
     if (current !== node.content) continue; // a duplicate uid, reported above
     const xrefs = linkEdges(node, resolver, collected);
-    nodes.set(node.content.uid, { ...node.content, edges: [...node.content.edges, ...xrefs] });
-    for (const sample of await extractSamples(root, node, used, collected))
-      table.add(sample, node.draft.file);
+    const { samples, inlined } = await extractSamples(root, node, used, collected, site.docfxRoot);
+    nodes.set(node.content.uid, {
+      ...node.content,
+      ...inlineCode(node.content, inlined),
+      edges: [...node.content.edges, ...xrefs],
+    });
+    for (const sample of samples) table.add(sample, node.draft.file);
   }
   resolveEdges(nodes, owner, resolver, collected);
   return used;

@@ -14,6 +14,8 @@
  * pages, which would put 10,000 pages far past the ingest budget. MDX that builds on its site
  * is well-formed, so a tag scanner that respects quotes, braces and code suffices here.
  */
+import { parseCodeIncludeLine } from './docfx-code.js';
+
 export interface DialectOptions {
   /** Treat the text as MDX: ESM lines, `{expressions}` and every tag are syntax, not text. */
   readonly mdx: boolean;
@@ -25,6 +27,9 @@ export interface Include {
   /** As written (`../../docs_src/a.py`, `@/snippets/b.js`). */
   readonly target: string;
   readonly syntax: string;
+  /** A DocFX `[!code-<lang>[title](…)]` line: its language as written and its title. */
+  readonly language?: string;
+  readonly title?: string;
 }
 
 export interface DialectResult {
@@ -173,6 +178,12 @@ const rewriteLines = (
     if (fenced[i]) continue;
     const line = lines[i] ?? '';
     if (/^\s*:::code\s/.test(line)) continue; // DocFX code directives are read as samples
+    const code = parseCodeIncludeLine(line);
+    if (code) {
+      includes.push({ line: i, syntax: '[!code]', ...code });
+      lines[i] = /^\s*/.exec(line)?.[0] ?? ''; // its indentation: the code takes its place
+      continue;
+    }
     const include = INCLUDES.map(({ pattern, syntax }) => ({
       match: pattern.exec(line),
       syntax,

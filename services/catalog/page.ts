@@ -287,6 +287,20 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
       section: sections.filter((section) => section.offset <= offset).length,
     });
   });
+  // DocFX `[!code-…]` lines (taken out of the text as includes) are directives too.
+  for (const include of dialect.includes) {
+    if (include.syntax !== '[!code]') continue;
+    const offset = lineStarts[include.line] ?? 0;
+    blocks.push({
+      ordinal: 0,
+      kind: 'directive',
+      language: normalizeLanguage(include.language ?? ''),
+      code: '',
+      attributes: { source: include.target, syntax: '[!code]', caption: include.title ?? '' },
+      line: include.line + 1,
+      section: sections.filter((section) => section.offset <= offset).length,
+    });
+  }
   blocks.sort((a, b) => a.line - b.line);
   return {
     body,
@@ -295,7 +309,7 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
     links,
     blocks: blocks.map((block, i) => ({ ...block, ordinal: i + 1 })),
     firstParagraph,
-    includes: dialect.includes,
+    includes: dialect.includes.filter((include) => include.syntax !== '[!code]'),
     anchors: dialect.anchors,
   };
 };
