@@ -166,6 +166,7 @@ export const linkNodes = async (
     files,
     baseUrl: inputs.baseUrl,
     contentRoot: site.contentRoot,
+    docfxRoot: site.docfxRoot,
     redirects: site.redirects,
     latest,
     pages: built.map(({ draft, content }) => ({

@@ -7,6 +7,7 @@ import {
   SiteDraft,
   withPrefix,
 } from './site-config.js';
+import { docfxPartialReason, docfxRouteFile, type DocfxLayout } from './site-docfx.js';
 import { stripExtension } from './site-navigation.js';
 import { compareMonikers, isReleased, monikerOf, VERSION_NAME } from './site-versions.js';
 
@@ -43,6 +44,8 @@ export interface Site {
   readonly contentRoot: string;
   /** Folder (relative, '' for the root) of the shallowest docfx.json: what `~/` paths mean. */
   readonly docfxRoot: string | undefined;
+  /** docfx.json's build layout: routes (relative to content `src`), excluded files, monikers. */
+  readonly docfx?: DocfxLayout;
   /** Pages of this site whose `.md` files are MDX (Docusaurus and Mintlify compile them so). */
   readonly mdMeansMdx: boolean;
   readonly baseUrl: string | undefined;
@@ -100,6 +103,7 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
     generator,
     contentRoot: draft.contentRoot,
     docfxRoot: draft.docfxRoot,
+    ...(draft.docfx ? { docfx: draft.docfx } : {}),
     mdMeansMdx,
     baseUrl: draft.baseUrl,
     navigation: draft.nav.entries,
@@ -108,7 +112,9 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
     notes: draft.notes,
     redirects: draft.redirects,
     configFiles: draft.configFiles,
-    partial: (file) => partialReason(generator, file),
+    partial: (file) =>
+      partialReason(generator, file) ??
+      (draft.docfx ? docfxPartialReason(draft.docfx, file) : undefined),
   };
 };
 
@@ -141,8 +147,11 @@ export const locatePages = (
   pageFiles: readonly string[],
 ): Map<string, PageLocation> => {
   const prefix = withPrefix(site.contentRoot);
+  const { docfx } = site;
+  // A DocFX page's site path is its route (relative to its content entry's src, under dest).
   const relative = (file: string): string =>
-    prefix && file.startsWith(prefix) ? file.slice(prefix.length) : file;
+    (docfx ? docfxRouteFile(docfx, file) : undefined) ??
+    (prefix && file.startsWith(prefix) ? file.slice(prefix.length) : file);
   const docusaurusVersioned =
     site.generator === 'docusaurus' && pageFiles.some((f) => f.startsWith('versioned_docs/'));
   // parent folder → version folder name → relative page paths under it
