@@ -14,6 +14,8 @@
  * pages, which would put 10,000 pages far past the ingest budget. MDX that builds on its site
  * is well-formed, so a tag scanner that respects quotes, braces and code suffices here.
  */
+import { isMonikerMarker } from './moniker-range.js';
+
 export interface DialectOptions {
   /** Treat the text as MDX: ESM lines, `{expressions}` and every tag are syntax, not text. */
   readonly mdx: boolean;
@@ -182,7 +184,13 @@ const rewriteLines = (
       lines[i] = '';
       continue;
     }
-    if (DROPPED_LINE.test(line) || CONTAINER_CLOSE.test(line) || BLOCK_CLOSE.test(line)) {
+    // Learn `::: moniker range` zone markers: the zones are read from the source (moniker-range.ts).
+    if (
+      DROPPED_LINE.test(line) ||
+      CONTAINER_CLOSE.test(line) ||
+      BLOCK_CLOSE.test(line) ||
+      isMonikerMarker(line)
+    ) {
       lines[i] = '';
       continue;
     }
