@@ -169,6 +169,7 @@ export const linkNodes = async (
     files,
     baseUrl: inputs.baseUrl,
     contentRoot: site.contentRoot,
+    docfxRoot: site.docfxRoot,
     redirects: site.redirects,
     latest,
     ...(layout

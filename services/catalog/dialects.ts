@@ -15,6 +15,7 @@
  * is well-formed, so a tag scanner that respects quotes, braces and code suffices here.
  */
 import { parseCodeIncludeLine } from './docfx-code.js';
+import { isMonikerMarker } from './moniker-range.js';
 
 export interface DialectOptions {
   /** Treat the text as MDX: ESM lines, `{expressions}` and every tag are syntax, not text. */
@@ -193,7 +194,13 @@ const rewriteLines = (
       lines[i] = '';
       continue;
     }
-    if (DROPPED_LINE.test(line) || CONTAINER_CLOSE.test(line) || BLOCK_CLOSE.test(line)) {
+    // Learn `::: moniker range` zone markers: the zones are read from the source (moniker-range.ts).
+    if (
+      DROPPED_LINE.test(line) ||
+      CONTAINER_CLOSE.test(line) ||
+      BLOCK_CLOSE.test(line) ||
+      isMonikerMarker(line)
+    ) {
       lines[i] = '';
       continue;
     }

@@ -91,6 +91,8 @@ export const createLinkResolver = (options: {
   readonly uids: ReadonlySet<string>;
   readonly baseUrl: string | undefined;
   readonly contentRoot: string;
+  /** Folder of docfx.json: DocFX `~/x.md` paths are relative to it. */
+  readonly docfxRoot?: string | undefined;
   readonly redirects?: readonly { readonly source: string; readonly destination: string }[];
   /** Version group (`specification`) → its latest version (`2026-07-28`), for `/…/latest/…`. */
   readonly latest?: ReadonlyMap<string, string>;
@@ -173,8 +175,8 @@ export const createLinkResolver = (options: {
       }
       if (uid === undefined && files.has(contentPrefix + path.slice(1))) return { kind: 'asset' };
     } else {
-      const fromDir = posix.dirname(from.file);
-      const file = posix.normalize(posix.join(fromDir, path));
+      const fromDir = path.startsWith('~/') ? (options.docfxRoot ?? '') : posix.dirname(from.file);
+      const file = posix.normalize(posix.join(fromDir, path.replace(/^~\//, '')));
       target = file;
       uid = byFile.get(normalizePagePath(file));
       if (uid === undefined && from.path !== undefined) {

@@ -3,6 +3,7 @@ import markdownIt from 'markdown-it';
 import type { MarkdownIt, Token } from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import { rewriteDialects, type Include } from './dialects.js';
+import { findMonikerZones, type MonikerZone } from './moniker-range.js';
 
 /**
  * One documentation page read as its site shows it: optional YAML front matter, then Markdown
@@ -80,6 +81,8 @@ export interface ParsedPage {
   readonly includes: readonly Include[];
   /** Anchors declared by `id`/`name` attributes, beside the headings'. */
   readonly anchors: readonly string[];
+  /** Learn `::: moniker range` zones (their marker lines are blank in `body`). */
+  readonly monikerZones?: readonly MonikerZone[];
 }
 
 /** Languages that are prose, output or pictures, not code: their blocks are not samples. */
@@ -311,5 +314,6 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
     firstParagraph,
     includes: dialect.includes.filter((include) => include.syntax !== '[!code]'),
     anchors: dialect.anchors,
+    monikerZones: findMonikerZones(source),
   };
 };

@@ -12,6 +12,7 @@ import {
   locateDocusaurusPage,
   type DocusaurusLayout,
 } from './site-docusaurus.js';
+import { docfxPartialReason, docfxRouteFile, type DocfxLayout } from './site-docfx.js';
 import { stripExtension } from './site-navigation.js';
 import { compareMonikers, isReleased, monikerOf, VERSION_NAME } from './site-versions.js';
 
@@ -48,6 +49,8 @@ export interface Site {
   readonly contentRoot: string;
   /** Folder (relative, '' for the root) of the shallowest docfx.json: what `~/` paths mean. */
   readonly docfxRoot: string | undefined;
+  /** docfx.json's build layout: routes (relative to content `src`), excluded files, monikers. */
+  readonly docfx?: DocfxLayout;
   /** Pages of this site whose `.md` files are MDX (Docusaurus and Mintlify compile them so). */
   readonly mdMeansMdx: boolean;
   readonly baseUrl: string | undefined;
@@ -107,6 +110,7 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
     generator,
     contentRoot: draft.contentRoot,
     docfxRoot: draft.docfxRoot,
+    ...(draft.docfx ? { docfx: draft.docfx } : {}),
     mdMeansMdx,
     baseUrl: draft.baseUrl,
     docusaurus: draft.docusaurus,
@@ -118,7 +122,8 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
     configFiles: draft.configFiles,
     partial: (file) =>
       partialReason(generator, file) ??
-      (draft.docusaurus ? excludedVersionReason(draft.docusaurus, file) : undefined),
+      (draft.docusaurus ? excludedVersionReason(draft.docusaurus, file) : undefined) ??
+      (draft.docfx ? docfxPartialReason(draft.docfx, file) : undefined),
   };
 };
 
@@ -155,8 +160,11 @@ export const locatePages = (
   pageFiles: readonly string[],
 ): Map<string, PageLocation> => {
   const prefix = withPrefix(site.contentRoot);
+  const { docfx } = site;
+  // A DocFX page's site path is its route (relative to its content entry's src, under dest).
   const relative = (file: string): string =>
-    prefix && file.startsWith(prefix) ? file.slice(prefix.length) : file;
+    (docfx ? docfxRouteFile(docfx, file) : undefined) ??
+    (prefix && file.startsWith(prefix) ? file.slice(prefix.length) : file);
   // parent folder → version folder name → relative page paths under it
   const candidates = new Map<string, Map<string, Set<string>>>();
   for (const file of pageFiles) {
