@@ -178,10 +178,14 @@ const decode = (href: string): string => {
   }
 };
 
-const inlineText = (token: Token | undefined): string =>
+// `lineBreak`: what a line break inside the text becomes ('' keeps a heading's anchor as the
+// site builds it; a summary needs ' ', or `get_request`⏎`with` would read `get_requestwith`).
+const inlineText = (token: Token | undefined, lineBreak = ''): string =>
   (token?.children ?? [])
-    .filter((child) => child.type === 'text' || child.type === 'code_inline')
-    .map((child) => child.content)
+    .map((child) => {
+      if (child.type === 'text' || child.type === 'code_inline') return child.content;
+      return child.type === 'softbreak' || child.type === 'hardbreak' ? lineBreak : '';
+    })
     .join('')
     .trim();
 
@@ -191,7 +195,10 @@ const cutSummary = (text: string, max = 300): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const sentence = flat.slice(0, max).lastIndexOf('. ');
-  return sentence > max / 3 ? flat.slice(0, sentence + 1) : `${flat.slice(0, max).trimEnd()}…`;
+  if (sentence > max / 3) return flat.slice(0, sentence + 1);
+  // At a space, so that no identifier is cut into what reads as another.
+  const space = flat.lastIndexOf(' ', max);
+  return `${flat.slice(0, space > max / 3 ? space : max).trimEnd()}…`;
 };
 
 export const parsePage = (source: string, options: { readonly mdx: boolean }): ParsedPage => {
@@ -228,7 +235,7 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
       }
       case 'paragraph_open': {
         if (firstParagraph === '' && tokens[index - 1]?.type !== 'list_item_open') {
-          const text = inlineText(tokens[index + 1]);
+          const text = inlineText(tokens[index + 1], ' ');
           // A line of bold text alone is a rendered component title, not the page's summary.
           if (text.length > 40 || /[.!?:]$/.test(text)) firstParagraph = cutSummary(text);
         }
