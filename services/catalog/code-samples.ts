@@ -5,6 +5,7 @@ import type { Collected } from './issues.js';
 import type { CodeBlock } from './page.js';
 import { codeReferenceOf, extractCode, languageOfFile, type CodeReference } from './docfx-code.js';
 import type { InlinedCode } from './docfx-code-inline.js';
+import { readIncluded, type IncludeProblem } from './docfx-include.js';
 import type { BuiltNode } from './page-node.js';
 
 /**
@@ -127,6 +128,7 @@ export const extractSamples = async (
   const blocks: CodeBlock[] = [...draft.parsed.blocks];
   // The file each include's block names, already resolved (and checked) below.
   const resolved = new Map<CodeBlock, string>();
+  const inlined: InlinedCode[] = [];
   // Code includes (`<<< file`, `--8<-- "file"`, `{* file *}`) inside the folder are samples too.
   for (const include of draft.parsed.includes) {
     const path = include.target.replace(/[#{].*$/, '');
@@ -143,6 +145,23 @@ export const extractSamples = async (
       continue;
     }
     used.add(target);
+    if (include.syntax === '[!INCLUDE]' && /^(md|markdown)$/.test(extension)) {
+      const line = include.line + 1 + draft.bodyOffset;
+      const problems: IncludeProblem[] = [];
+      const text = await readIncluded(root, target, draft.file, docfxRoot, problems);
+      for (const problem of problems) {
+        collected.warnings.push({
+          file: draft.file,
+          field: `include (line ${line})`,
+          reason: `[!INCLUDE] ${problem.reason}`,
+          fix: problem.fix,
+          line,
+        });
+      }
+      if (text !== undefined)
+        inlined.push({ line: include.line + 1, language: '', code: text, markdown: true });
+      continue;
+    }
     const language = EXTENSION_LANGUAGES[extension];
     if (!language) continue;
     const block: CodeBlock = {
@@ -159,7 +178,6 @@ export const extractSamples = async (
   }
   blocks.sort((a, b) => a.line - b.line);
   const samples: NodeContent[] = [];
-  const inlined: InlinedCode[] = [];
   let ordinal = 0;
   for (const block of blocks) {
     let code = block.code;

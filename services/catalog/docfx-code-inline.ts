@@ -16,6 +16,8 @@ export interface InlinedCode {
   /** '' when the reference could not be read: its line is then left empty. */
   readonly language: string;
   readonly code: string;
+  /** Markdown to stand as it is (an `[!INCLUDE]`'s text) rather than code to fence. */
+  readonly markdown?: boolean;
 }
 
 /**
@@ -39,9 +41,11 @@ export const inlineCode = <S extends { readonly offset: number }>(
     const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
     const text = !item
       ? line
-      : item.language === ''
-        ? ''
-        : fencedBlock(item.language, item.code).replace(/^/gm, indent);
+      : item.markdown === true
+        ? item.code.replace(/^(?=.)/gm, indent)
+        : item.language === ''
+          ? ''
+          : fencedBlock(item.language, item.code).replace(/^/gm, indent);
     if (item) shifts.push({ at: offset, by: text.length - line.length });
     out.push(text);
     offset += line.length + 1;
