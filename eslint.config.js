@@ -210,7 +210,15 @@ const PRODUCT = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cogitave/**', 'test/fixtures/docs-sites/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.cogitave/**',
+      'test/fixtures/docs-sites/**',
+      'test/fixtures/docusaurus-config/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { labelNames, labelSpec } from '../../services/catalog/vocabulary.js';
+import { previewOf } from '../../services/search/readable.js';
 import { MAX_SEARCH_LIMIT } from '../../services/search/service.js';
 import { defineTool, READ_ONLY } from '../registry.js';
 
@@ -82,6 +83,9 @@ const output = z.object({
 /** The structured result (the console renders it). */
 export type DocsSearchOutput = z.infer<typeof output>;
 
+/** Later lines of an excerpt (its code blocks) indented as the list item they belong to. */
+const indentLines = (text: string): string => text.replace(/\n/g, '\n   ');
+
 export const docsSearchTool = defineTool({
   name: 'docs_search',
   title: 'Search the docs',
@@ -129,7 +133,7 @@ export const docsSearchTool = defineTool({
       : result.results
           .map(
             (hit, index) =>
-              `${index + 1}. ${hit.title} (${hit.type}, ${hit.uri})${hit.versions.length > 1 ? ` versions ${hit.versions.join(', ')}` : ''}${hit.summary ? `\n   ${hit.summary}` : ''}${hit.section ? `\n   § ${hit.section.path.join(' › ')}${hit.section.anchor ? ` (#${hit.section.anchor})` : ''}: ${hit.section.excerpt.slice(0, 300)}` : ''}\n   score ${hit.scores.fused.toFixed(3)} = bm25 ${hit.scores.bm25.toFixed(2)}, vector ${hit.scores.vector.toFixed(2)}, graph ${hit.scores.graph.toFixed(2)}`,
+              `${index + 1}. ${hit.title} (${hit.type}, ${hit.uri})${hit.versions.length > 1 ? ` versions ${hit.versions.join(', ')}` : ''}${hit.summary ? `\n   ${hit.summary}` : ''}${hit.section ? `\n   § ${hit.section.path.join(' › ')}${hit.section.anchor ? ` (#${hit.section.anchor})` : ''}: ${indentLines(previewOf(hit.section.excerpt, 300))}` : ''}\n   score ${hit.scores.fused.toFixed(3)} = bm25 ${hit.scores.bm25.toFixed(2)}, vector ${hit.scores.vector.toFixed(2)}, graph ${hit.scores.graph.toFixed(2)}`,
           )
           .join('\n'),
 });

@@ -28,6 +28,8 @@ export interface NodeSection {
   readonly level: number;
   /** Character offset of the heading line in the body. */
   readonly offset: number;
+  /** The monikers the section has content in, when fewer than its page's (Learn zones). */
+  readonly monikers?: readonly string[];
 }
 
 /** The fields every view of a node shares (the content, the index's node, the read view). */
@@ -76,6 +78,7 @@ export const nodeSectionSchema = z.object({
   heading: z.string(),
   level: z.number().int(),
   offset: z.number().int(),
+  monikers: z.array(z.string()).optional(),
 });
 
 export const nodeContentSchema = z.object({
@@ -126,7 +129,7 @@ export const normalizeContent = (content: NodeContent): NodeContent =>
     source: content.source,
     path: content.path,
     page: content.page,
-    sections: content.sections?.map((section) => ({ ...section })),
+    sections: content.sections?.map((section) => withoutUndefined({ ...section })),
   });
 
 /** sha256 (hex) of the canonical JSON (RFC 8785): the same formula as the resource index's. */

@@ -1,9 +1,11 @@
 import type { NodeContent, NodeEdge } from './content.js';
 import { extractSamples } from './code-samples.js';
+import { inlineCode } from './docfx-code-inline.js';
 import { withArticle, type Collected } from './issues.js';
 import { createLinkResolver, type LinkResolver } from './links.js';
 import type { BuiltNode } from './page-node.js';
 import type { Site } from './site.js';
+import { docusaurusLinkCandidates } from './site-docusaurus.js';
 import { edgeSpec } from './vocabulary.js';
 
 // The corpus's nodes by uid, and the edges between them: declared, linked in text, checked.
@@ -162,16 +164,25 @@ export const linkNodes = async (
 ): Promise<Set<string>> => {
   const { root, files, site, latest, built } = inputs;
   const { nodes, owner } = table;
+  const layout = site.docusaurus;
   const resolver = createLinkResolver({
     files,
     baseUrl: inputs.baseUrl,
     contentRoot: site.contentRoot,
+    docfxRoot: site.docfxRoot,
     redirects: site.redirects,
     latest,
+    ...(layout
+      ? {
+          alternatives: (path: string, fromFile: string) =>
+            docusaurusLinkCandidates(layout, path, fromFile),
+        }
+      : {}),
     pages: built.map(({ draft, content }) => ({
       uid: content.uid,
       file: draft.file,
       path: content.path,
+      ...(draft.location?.aliases ? { aliases: draft.location.aliases } : {}),
       anchors: [...(content.sections ?? []).map((s) => s.anchor), ...draft.parsed.anchors],
     })),
     uids: new Set(nodes.keys()),
@@ -181,9 +192,13 @@ export const linkNodes = async (
     const current = nodes.get(node.content.uid);
     if (current !== node.content) continue; // a duplicate uid, reported above
     const xrefs = linkEdges(node, resolver, collected);
-    nodes.set(node.content.uid, { ...node.content, edges: [...node.content.edges, ...xrefs] });
-    for (const sample of await extractSamples(root, node, used, collected))
-      table.add(sample, node.draft.file);
+    const { samples, inlined } = await extractSamples(root, node, used, collected, site.docfxRoot);
+    nodes.set(node.content.uid, {
+      ...node.content,
+      ...inlineCode(node.content, inlined),
+      edges: [...node.content.edges, ...xrefs],
+    });
+    for (const sample of samples) table.add(sample, node.draft.file);
   }
   resolveEdges(nodes, owner, resolver, collected);
   return used;

@@ -4,6 +4,7 @@ import type { NodeContent } from './content.js';
 import { normalizeContent } from './content.js';
 import { linkNodes, NodeTable } from './corpus-links.js';
 import { attachSampleChecks } from './corpus-sample-checks.js';
+import { applyDocfxMonikers } from './docfx-monikers.js';
 import type { Collected, CorpusIssue, DanglingLink, SkippedFile } from './issues.js';
 import { buildNode, isMdx, readDraft, type BuiltNode, type Draft } from './page-node.js';
 import { parsePagesInWorkers } from './page-parsers.js';
@@ -228,7 +229,7 @@ export const loadCorpus = async (
   const { pageFiles, jsonFiles } = classifyFiles(files, site, collected);
   const locations = locatePages(site, pageFiles);
   const latest = latestVersions(site, locations);
-  const built = await buildNodes(
+  const pages = await buildNodes(
     root,
     source,
     site,
@@ -237,6 +238,7 @@ export const loadCorpus = async (
     latest,
     collected,
   );
+  const built = applyDocfxMonikers(pages, site, collected);
   const table = new NodeTable(collected);
   for (const node of built) table.add(node.content, node.draft.file);
   const baseUrl = options.baseUrl ?? site.baseUrl;

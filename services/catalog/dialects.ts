@@ -14,6 +14,9 @@
  * pages, which would put 10,000 pages far past the ingest budget. MDX that builds on its site
  * is well-formed, so a tag scanner that respects quotes, braces and code suffices here.
  */
+import { parseCodeIncludeLine } from './docfx-code.js';
+import { isMonikerMarker } from './moniker-range.js';
+
 export interface DialectOptions {
   /** Treat the text as MDX: ESM lines, `{expressions}` and every tag are syntax, not text. */
   readonly mdx: boolean;
@@ -25,6 +28,9 @@ export interface Include {
   /** As written (`../../docs_src/a.py`, `@/snippets/b.js`). */
   readonly target: string;
   readonly syntax: string;
+  /** A DocFX `[!code-<lang>[title](…)]` line: its language as written and its title. */
+  readonly language?: string;
+  readonly title?: string;
 }
 
 export interface DialectResult {
@@ -173,6 +179,12 @@ const rewriteLines = (
     if (fenced[i]) continue;
     const line = lines[i] ?? '';
     if (/^\s*:::code\s/.test(line)) continue; // DocFX code directives are read as samples
+    const code = parseCodeIncludeLine(line);
+    if (code) {
+      includes.push({ line: i, syntax: '[!code]', ...code });
+      lines[i] = /^\s*/.exec(line)?.[0] ?? ''; // its indentation: the code takes its place
+      continue;
+    }
     const include = INCLUDES.map(({ pattern, syntax }) => ({
       match: pattern.exec(line),
       syntax,
@@ -182,7 +194,13 @@ const rewriteLines = (
       lines[i] = '';
       continue;
     }
-    if (DROPPED_LINE.test(line) || CONTAINER_CLOSE.test(line) || BLOCK_CLOSE.test(line)) {
+    // Learn `::: moniker range` zone markers: the zones are read from the source (moniker-range.ts).
+    if (
+      DROPPED_LINE.test(line) ||
+      CONTAINER_CLOSE.test(line) ||
+      BLOCK_CLOSE.test(line) ||
+      isMonikerMarker(line)
+    ) {
       lines[i] = '';
       continue;
     }

@@ -60,6 +60,8 @@ export interface LinkablePage {
   readonly file: string;
   readonly path: string | undefined;
   readonly anchors: readonly string[];
+  /** Other site paths the page answers to (a Docusaurus doc id's route under a slug). */
+  readonly aliases?: readonly string[];
 }
 
 const PAGE_EXTENSION = /\.(mdx?|markdown|html?)$/i;
@@ -89,9 +91,13 @@ export const createLinkResolver = (options: {
   readonly uids: ReadonlySet<string>;
   readonly baseUrl: string | undefined;
   readonly contentRoot: string;
+  /** Folder of docfx.json: DocFX `~/x.md` paths are relative to it. */
+  readonly docfxRoot?: string | undefined;
   readonly redirects?: readonly { readonly source: string; readonly destination: string }[];
   /** Version group (`specification`) → its latest version (`2026-07-28`), for `/…/latest/…`. */
   readonly latest?: ReadonlyMap<string, string>;
+  /** Site paths to try for a link nothing else matched (Docusaurus links by doc id). */
+  readonly alternatives?: (path: string, fromFile: string) => readonly string[];
 }): LinkResolver => {
   const byFile = new Map<string, string>();
   const byPath = new Map<string, string>();
@@ -104,6 +110,12 @@ export const createLinkResolver = (options: {
       if (!byPath.has(pathKey)) byPath.set(pathKey, page.uid);
     }
     anchors.set(page.uid, new Set(page.anchors.map(anchorKey)));
+  }
+  for (const page of options.pages) {
+    for (const alias of page.aliases ?? []) {
+      const aliasKey = normalizePagePath(alias.replace(/^\//, ''));
+      if (!byPath.has(aliasKey)) byPath.set(aliasKey, page.uid);
+    }
   }
   const files = new Set(options.files);
   const base = (() => {
@@ -163,8 +175,8 @@ export const createLinkResolver = (options: {
       }
       if (uid === undefined && files.has(contentPrefix + path.slice(1))) return { kind: 'asset' };
     } else {
-      const fromDir = posix.dirname(from.file);
-      const file = posix.normalize(posix.join(fromDir, path));
+      const fromDir = path.startsWith('~/') ? (options.docfxRoot ?? '') : posix.dirname(from.file);
+      const file = posix.normalize(posix.join(fromDir, path.replace(/^~\//, '')));
       target = file;
       uid = byFile.get(normalizePagePath(file));
       if (uid === undefined && from.path !== undefined) {
@@ -174,6 +186,10 @@ export const createLinkResolver = (options: {
       }
       if (uid === undefined && files.has(file)) return { kind: 'asset' };
     }
+    for (const candidate of uid === undefined
+      ? (options.alternatives?.(path, from.file) ?? [])
+      : [])
+      uid ??= bySitePath(candidate);
     if (uid !== undefined) return { kind: 'node', uid, anchor };
     if (NOT_A_PAGE.test(path)) return { kind: 'asset' };
     return missing(target);

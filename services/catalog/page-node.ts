@@ -6,6 +6,7 @@ import { withArticle, type Collected, type CorpusIssue } from './issues.js';
 import { adrFieldsFromBody, inferLabel, labelForKind } from './labels.js';
 import { parsePage, splitFrontMatter, type ParsedPage } from './page.js';
 import type { PageLocation, Site } from './site.js';
+import { locateDocusaurusPage } from './site-docusaurus.js';
 import {
   DEFAULT_MONIKER,
   MONIKER_HELP,
@@ -120,7 +121,9 @@ const humanize = (file: string): string => {
   const name = file.replace(/\.[^./]+$/, '').split('/');
   const last =
     name.at(-1) === 'index' || name.at(-1)?.toLowerCase() === 'readme' ? name.at(-2) : name.at(-1);
+  // A dated blog post (2023-11-13-curious-ternaries) is named by its slug, not its date.
   const words = (last ?? 'Untitled')
+    .replace(/^\d{4}-\d{1,2}-\d{1,2}[-_](?=.)/, '')
     .replace(/^\d+[-_.]/, '')
     .replace(/[-_]+/g, ' ')
     .trim();
@@ -268,7 +271,12 @@ export const readDraft = async (
     collected.errors.push(markdown.issue);
     return undefined;
   }
-  return { file, ...markdown.page, location, isUnit: false };
+  // Docusaurus routes depend on front matter (id, slug): placed again now that it is read.
+  const routed =
+    site.docusaurus && location?.routed
+      ? (locateDocusaurusPage(site.docusaurus, file, markdown.page.fields) ?? location)
+      : location;
+  return { file, ...markdown.page, location: routed, isUnit: false };
 };
 
 interface LabelChoice {
@@ -461,7 +469,7 @@ const uidOf = (draft: Draft, source: string, collected: Collected): string | und
     return undefined;
   }
   const path = draft.location?.path ?? `/${file.replace(/\.[^./]+$/, '')}`;
-  if (typeof fields.id === 'string' && /^[\w.-]+$/.test(fields.id)) {
+  if (!draft.location?.routed && typeof fields.id === 'string' && /^[\w.-]+$/.test(fields.id)) {
     const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     return uidFromPath(source, `${dir}/${fields.id}`);
   }

@@ -3,6 +3,7 @@ import markdownIt from 'markdown-it';
 import type { MarkdownIt, Token } from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import { rewriteDialects, type Include } from './dialects.js';
+import { findMonikerZones, type MonikerZone } from './moniker-range.js';
 
 /**
  * One documentation page read as its site shows it: optional YAML front matter, then Markdown
@@ -80,6 +81,8 @@ export interface ParsedPage {
   readonly includes: readonly Include[];
   /** Anchors declared by `id`/`name` attributes, beside the headings'. */
   readonly anchors: readonly string[];
+  /** Learn `::: moniker range` zones (their marker lines are blank in `body`). */
+  readonly monikerZones?: readonly MonikerZone[];
 }
 
 /** Languages that are prose, output or pictures, not code: their blocks are not samples. */
@@ -175,10 +178,14 @@ const decode = (href: string): string => {
   }
 };
 
-const inlineText = (token: Token | undefined): string =>
+// `lineBreak`: what a line break inside the text becomes ('' keeps a heading's anchor as the
+// site builds it; a summary needs ' ', or `get_request`⏎`with` would read `get_requestwith`).
+const inlineText = (token: Token | undefined, lineBreak = ''): string =>
   (token?.children ?? [])
-    .filter((child) => child.type === 'text' || child.type === 'code_inline')
-    .map((child) => child.content)
+    .map((child) => {
+      if (child.type === 'text' || child.type === 'code_inline') return child.content;
+      return child.type === 'softbreak' || child.type === 'hardbreak' ? lineBreak : '';
+    })
     .join('')
     .trim();
 
@@ -188,7 +195,10 @@ const cutSummary = (text: string, max = 300): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const sentence = flat.slice(0, max).lastIndexOf('. ');
-  return sentence > max / 3 ? flat.slice(0, sentence + 1) : `${flat.slice(0, max).trimEnd()}…`;
+  if (sentence > max / 3) return flat.slice(0, sentence + 1);
+  // At a space, so that no identifier is cut into what reads as another.
+  const space = flat.lastIndexOf(' ', max);
+  return `${flat.slice(0, space > max / 3 ? space : max).trimEnd()}…`;
 };
 
 export const parsePage = (source: string, options: { readonly mdx: boolean }): ParsedPage => {
@@ -225,7 +235,7 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
       }
       case 'paragraph_open': {
         if (firstParagraph === '' && tokens[index - 1]?.type !== 'list_item_open') {
-          const text = inlineText(tokens[index + 1]);
+          const text = inlineText(tokens[index + 1], ' ');
           // A line of bold text alone is a rendered component title, not the page's summary.
           if (text.length > 40 || /[.!?:]$/.test(text)) firstParagraph = cutSummary(text);
         }
@@ -287,6 +297,20 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
       section: sections.filter((section) => section.offset <= offset).length,
     });
   });
+  // DocFX `[!code-…]` lines (taken out of the text as includes) are directives too.
+  for (const include of dialect.includes) {
+    if (include.syntax !== '[!code]') continue;
+    const offset = lineStarts[include.line] ?? 0;
+    blocks.push({
+      ordinal: 0,
+      kind: 'directive',
+      language: normalizeLanguage(include.language ?? ''),
+      code: '',
+      attributes: { source: include.target, syntax: '[!code]', caption: include.title ?? '' },
+      line: include.line + 1,
+      section: sections.filter((section) => section.offset <= offset).length,
+    });
+  }
   blocks.sort((a, b) => a.line - b.line);
   return {
     body,
@@ -295,7 +319,8 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
     links,
     blocks: blocks.map((block, i) => ({ ...block, ordinal: i + 1 })),
     firstParagraph,
-    includes: dialect.includes,
+    includes: dialect.includes.filter((include) => include.syntax !== '[!code]'),
     anchors: dialect.anchors,
+    monikerZones: findMonikerZones(source),
   };
 };

@@ -7,15 +7,17 @@ import {
   navCollector,
   walkMintlify,
   walkMkdocsNav,
-  walkToc,
   type NavCollector,
 } from './site-navigation.js';
+import type { DocusaurusLayout } from './site-docusaurus.js';
+import { readDocusaurusSite } from './site-docusaurus-read.js';
+import { readDocfxLayout, type DocfxLayout } from './site-docfx.js';
+import { walkTocFile } from './site-toc.js';
 import { VERSION_NAME } from './site-versions.js';
 
 // Each generator's configuration files, read into one draft of the site.
 
 const CODE_CONFIGS: readonly { readonly pattern: RegExp; readonly generator: Generator }[] = [
-  { pattern: /^docusaurus\.config\.(js|mjs|cjs|ts)$/, generator: 'docusaurus' },
   { pattern: /^sidebars\.(js|mjs|cjs|ts|json)$/, generator: 'docusaurus' },
   { pattern: /^\.vitepress\/config\.(js|mjs|mts|ts)$/, generator: 'vitepress' },
   { pattern: /^astro\.config\.(js|mjs|ts)$/, generator: 'markdown' },
@@ -40,7 +42,11 @@ export class SiteDraft {
   contentRoot = '';
   /** Folder of the shallowest docfx.json (`~/` paths are relative to it), when there is one. */
   docfxRoot: string | undefined;
+  /** docfx.json's build layout (routes, excluded files, monikers), when it declares one. */
+  docfx: DocfxLayout | undefined;
   baseUrl: string | undefined;
+  /** Docusaurus docs and blog folders and their routes, when the site is one. */
+  docusaurus: DocusaurusLayout | undefined;
   readonly redirects: Redirect[] = [];
 
   /** Marks `file` as configuration, with what was made of it. */
@@ -145,34 +151,49 @@ export const readMkdocs = async (draft: SiteDraft, root: string, mkdocs: string)
   }
 };
 
-/** DocFX: docfx.json is named; every toc.yml gives titles and order. */
+/** DocFX: docfx.json's build layout, then every toc.yml (the root one first) for titles and order. */
 export const readDocfx = async (
   draft: SiteDraft,
   root: string,
   files: readonly string[],
   fileSet: ReadonlySet<string>,
 ): Promise<void> => {
-  const docfx = files
-    .filter((file) => /(^|\/)docfx\.json$/.test(file))
-    .sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1))[0];
+  const byDepth = (a: string, b: string): number =>
+    a.split('/').length - b.split('/').length || (a < b ? -1 : 1);
+  const docfx = files.filter((file) => /(^|\/)docfx\.json$/.test(file)).sort(byDepth)[0];
   if (docfx !== undefined && fileSet.has(docfx)) {
     draft.generator = 'docfx';
     draft.docfxRoot = posixDir(docfx);
-    draft.config(
-      docfx,
-      false,
-      'DocFX build configuration: not needed, every Markdown file under the folder is read',
-    );
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((await readText(root, docfx)) ?? '');
+    } catch (error) {
+      parsed = undefined;
+      draft.config(
+        docfx,
+        false,
+        `not valid JSON (${(error as Error).message}); every Markdown file under its folder is a page routed by its path`,
+        `fix the JSON of ${docfx}`,
+      );
+    }
+    if (parsed !== undefined) {
+      const { layout, problems } = readDocfxLayout(parsed, draft.docfxRoot);
+      draft.docfx = layout;
+      draft.config(
+        docfx,
+        layout !== undefined,
+        layout
+          ? `DocFX build configuration: routes, excluded files and monikers read${problems.length > 0 ? ` (${problems.join('; ')})` : ''}`
+          : `DocFX build configuration without a usable layout (${problems.join('; ')}): every Markdown file under its folder is a page routed by its path`,
+      );
+    }
   }
-  for (const file of files.filter((f) => /(^|\/)toc\.ya?ml$/i.test(f))) {
+  const tocs = files.filter((f) => /(^|\/)toc\.ya?ml$/i.test(f)).sort(byDepth);
+  const parsedTocs = new Map<string, unknown>();
+  for (const file of tocs) {
     if (draft.generator === 'markdown') draft.generator = 'docfx';
     try {
-      walkToc(
-        parseYaml((await readText(root, file)) ?? '', { logLevel: 'silent' }),
-        [],
-        draft.nav,
-        posixDir(file),
-      );
+      parsedTocs.set(file, parseYaml((await readText(root, file)) ?? '', { logLevel: 'silent' }));
       draft.config(file, true, 'table of contents: titles and order read');
     } catch (error) {
       draft.config(
@@ -183,32 +204,24 @@ export const readDocfx = async (
       );
     }
   }
+  const context = {
+    nav: draft.nav,
+    docfxRoot: draft.docfxRoot,
+    loadToc: (file: string): unknown => parsedTocs.get(file),
+    visited: new Set<string>(),
+  };
+  // The shallowest toc first: the tocs it points to are walked in place, in its order.
+  for (const file of parsedTocs.keys()) walkTocFile(file, [], context);
 };
 
-/** Docusaurus: versions.json (with versioned_docs/) and every _category_.json. */
+/** Docusaurus: its configuration and versions (site-docusaurus-read.ts), every _category_.json. */
 export const readDocusaurus = async (
   draft: SiteDraft,
   root: string,
   files: readonly string[],
   fileSet: ReadonlySet<string>,
 ): Promise<void> => {
-  if (fileSet.has('versions.json') && files.some((file) => file.startsWith('versioned_docs/'))) {
-    draft.generator = 'docusaurus';
-    try {
-      const parsed: unknown = JSON.parse((await readText(root, 'versions.json')) ?? '');
-      if (Array.isArray(parsed)) draft.declaredVersions = parsed.map(String);
-      const newest = draft.declaredVersions[0];
-      if (newest !== undefined) draft.declaredLatest.add(newest);
-      draft.config('versions.json', true, 'Docusaurus versions: the first is the latest release');
-    } catch (error) {
-      draft.config(
-        'versions.json',
-        false,
-        `not valid JSON (${(error as Error).message})`,
-        'fix the JSON of versions.json',
-      );
-    }
-  }
+  await readDocusaurusSite(draft, root, files, fileSet);
   for (const file of files.filter((f) => /(^|\/)_category_\.json$/.test(f))) {
     try {
       const parsed: unknown = JSON.parse((await readText(root, file)) ?? '');

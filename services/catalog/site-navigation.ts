@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { NavEntry } from './site.js';
 
 // The navigation a site's configuration declares, walked from its parsed data.
@@ -81,23 +80,4 @@ export const walkMkdocsNav = (
   }
 };
 
-/** DocFX `toc.yml`: `- name: Title\n  href: page.md\n  items: [...]`. */
-export const walkToc = (
-  node: unknown,
-  groups: readonly string[],
-  nav: NavCollector,
-  dir: string,
-): void => {
-  if (!Array.isArray(node)) {
-    if (isRecord(node) && Array.isArray(node.items)) walkToc(node.items, groups, nav, dir);
-    return;
-  }
-  for (const item of node) {
-    if (!isRecord(item)) continue;
-    const name = typeof item.name === 'string' ? item.name : undefined;
-    const href = typeof item.href === 'string' ? item.href : undefined;
-    if (href && /\.mdx?$/i.test(href) && !/^[a-z]+:\/\//i.test(href))
-      nav.add(join(dir, href), name, groups);
-    if (item.items) walkToc(item.items, name ? [...groups, name] : groups, nav, dir);
-  }
-};
+// DocFX toc.yml is walked in site-toc.ts.

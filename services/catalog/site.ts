@@ -7,6 +7,12 @@ import {
   SiteDraft,
   withPrefix,
 } from './site-config.js';
+import {
+  excludedVersionReason,
+  locateDocusaurusPage,
+  type DocusaurusLayout,
+} from './site-docusaurus.js';
+import { docfxPartialReason, docfxRouteFile, type DocfxLayout } from './site-docfx.js';
 import { stripExtension } from './site-navigation.js';
 import { compareMonikers, isReleased, monikerOf, VERSION_NAME } from './site-versions.js';
 
@@ -43,9 +49,13 @@ export interface Site {
   readonly contentRoot: string;
   /** Folder (relative, '' for the root) of the shallowest docfx.json: what `~/` paths mean. */
   readonly docfxRoot: string | undefined;
+  /** docfx.json's build layout: routes (relative to content `src`), excluded files, monikers. */
+  readonly docfx?: DocfxLayout;
   /** Pages of this site whose `.md` files are MDX (Docusaurus and Mintlify compile them so). */
   readonly mdMeansMdx: boolean;
   readonly baseUrl: string | undefined;
+  /** Docusaurus docs and blog folders and their routes (site-docusaurus.ts), when one. */
+  readonly docusaurus: DocusaurusLayout | undefined;
   /** By page file without extension, relative to the corpus root. */
   readonly navigation: ReadonlyMap<string, NavEntry>;
   /** Version names the configuration calls the default (latest) one. */
@@ -100,15 +110,20 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
     generator,
     contentRoot: draft.contentRoot,
     docfxRoot: draft.docfxRoot,
+    ...(draft.docfx ? { docfx: draft.docfx } : {}),
     mdMeansMdx,
     baseUrl: draft.baseUrl,
+    docusaurus: draft.docusaurus,
     navigation: draft.nav.entries,
     declaredLatest: draft.declaredLatest,
     declaredVersions: draft.declaredVersions,
     notes: draft.notes,
     redirects: draft.redirects,
     configFiles: draft.configFiles,
-    partial: (file) => partialReason(generator, file),
+    partial: (file) =>
+      partialReason(generator, file) ??
+      (draft.docusaurus ? excludedVersionReason(draft.docusaurus, file) : undefined) ??
+      (draft.docfx ? docfxPartialReason(draft.docfx, file) : undefined),
   };
 };
 
@@ -121,6 +136,10 @@ export interface PageLocation {
   readonly version: string | undefined;
   /** The version group (the folder holding the version folders), when versioned. */
   readonly versionGroup: string | undefined;
+  /** True when `path` is the generator's own route (Docusaurus: ids and slugs applied). */
+  readonly routed?: boolean;
+  /** Other site paths the page answers to in links (a Docusaurus doc id's route). */
+  readonly aliases?: readonly string[];
 }
 
 const sitePathOf = (relative: string): string => {
@@ -134,17 +153,18 @@ const sitePathOf = (relative: string): string => {
  * two or more of its subfolders are named like versions and share a page (the same relative
  * path): `specification/2025-11-25/client/sampling.mdx` and `specification/draft/client/
  * sampling.mdx` make `2025-11-25` and `draft` versions of the page `specification/client/
- * sampling`. Docusaurus `versioned_docs/version-X/` are versions of `docs/`, which is `next`.
+ * sampling`. Docusaurus pages get their routes from the site's layout (site-docusaurus.ts).
  */
 export const locatePages = (
   site: Site,
   pageFiles: readonly string[],
 ): Map<string, PageLocation> => {
   const prefix = withPrefix(site.contentRoot);
+  const { docfx } = site;
+  // A DocFX page's site path is its route (relative to its content entry's src, under dest).
   const relative = (file: string): string =>
-    prefix && file.startsWith(prefix) ? file.slice(prefix.length) : file;
-  const docusaurusVersioned =
-    site.generator === 'docusaurus' && pageFiles.some((f) => f.startsWith('versioned_docs/'));
+    (docfx ? docfxRouteFile(docfx, file) : undefined) ??
+    (prefix && file.startsWith(prefix) ? file.slice(prefix.length) : file);
   // parent folder → version folder name → relative page paths under it
   const candidates = new Map<string, Map<string, Set<string>>>();
   for (const file of pageFiles) {
@@ -175,18 +195,12 @@ export const locatePages = (
   }
   const locations = new Map<string, PageLocation>();
   for (const file of pageFiles) {
-    const rel = relative(file);
-    if (docusaurusVersioned && (rel.startsWith('versioned_docs/') || rel.startsWith('docs/'))) {
-      const match = /^versioned_docs\/(version-[^/]+)\/(.*)$/.exec(rel);
-      const version = match?.[1] ? monikerOf(match[1]) : 'next';
-      const inner = match?.[2] ?? rel.slice('docs/'.length);
-      const page = sitePathOf(`docs/${inner}`);
-      const path = match
-        ? sitePathOf(`docs/${version}/${inner}`)
-        : sitePathOf(`docs/next/${inner}`);
-      locations.set(file, { path, page, version, versionGroup: 'docs' });
+    const routed = site.docusaurus ? locateDocusaurusPage(site.docusaurus, file) : undefined;
+    if (routed) {
+      locations.set(file, routed);
       continue;
     }
+    const rel = relative(file);
     const segments = rel.split('/');
     let version: string | undefined;
     let group: string | undefined;

@@ -200,10 +200,11 @@ export const EDGE_TYPES: readonly EdgeSpec[] = [
  * pre-release channels (`draft`, `next`, `preview`, ...) name the others.
  */
 export const DEFAULT_MONIKER = 'latest';
+// Learn monikers name a product and its version (`net-maui-9.0`, `aspnetcore-8.0`).
 export const MONIKER_PATTERN =
-  /^(latest|draft|next|current|preview|unreleased|canary|\d{4}-\d{2}(-\d{2})?|v?\d+(\.(\d+|x))*(-[a-z0-9.]+)?)$/;
+  /^(latest|stable|draft|next|current|preview|unreleased|canary|\d{4}-\d{2}(-\d{2})?|v?\d+(\.(\d+|x))*(-[a-z0-9.]+)?|[a-z][a-z0-9]*(-[a-z][a-z0-9]*)*-v?\d+(\.(\d+|x))*)$/;
 export const MONIKER_HELP =
-  '"latest", a date (YYYY-MM or YYYY-MM-DD), a release (v2, 3.1, 2.x) or draft, next, preview';
+  '"latest", a date (YYYY-MM or YYYY-MM-DD), a release (v2, 3.1, 2.x), a product release (net-maui-9.0) or stable, draft, next, preview';
 
 /**
  * Node UIDs: stable, URL-safe, human-readable. Written ones look like

@@ -12,6 +12,8 @@ export interface SiteReference {
   readonly anchor: string | undefined;
   /** Set when the reference was a URL. */
   readonly url: URL | undefined;
+  /** The moniker a Learn URL names (`?view=net-maui-9.0`). */
+  readonly view?: string;
 }
 
 const PAGE_EXTENSION = /\.(mdx?|markdown|html?)$/i;
@@ -43,13 +45,15 @@ export const parseSiteReference = (xref: string): SiteReference | undefined => {
     }
     const path = normalizePath(url.pathname);
     if (path === undefined) return undefined;
-    return { path, anchor: url.hash.slice(1) || undefined, url };
+    const view = url.searchParams.get('view')?.toLowerCase();
+    return { path, anchor: url.hash.slice(1) || undefined, url, ...(view ? { view } : {}) };
   }
   if (/\s/.test(trimmed) || trimmed.startsWith('@') || !trimmed.includes('/')) return undefined;
   const [beforeHash = '', anchor] = trimmed.split('#', 2);
   const path = normalizePath(beforeHash.replace(/\?.*$/, '').replace(/^\.\//, ''));
   if (path === undefined) return undefined;
-  return { path, anchor: anchor || undefined, url: undefined };
+  const view = /[?&]view=([^&#]+)/.exec(beforeHash)?.[1]?.toLowerCase();
+  return { path, anchor: anchor || undefined, url: undefined, ...(view ? { view } : {}) };
 };
 
 /** The paths to look up: the path itself, and without a `latest` folder (the newest version). */
@@ -107,4 +111,29 @@ export const pickVersion = <
   if (latest) return latest;
   const newest = (node: T): string => [...node.monikers].sort(compareMonikers)[0] ?? '';
   return [...nodes].sort((a, b) => compareMonikers(newest(a), newest(b)))[0];
+};
+
+/**
+ * Sources whose base URL has a path (`https://learn.microsoft.com/dotnet/maui/`) that a site
+ * path written without its host starts with (`/dotnet/maui/get-started/installation`), and the
+ * path relative to that base.
+ */
+export const sourcesAtBasePath = (
+  path: string,
+  sites: readonly { name: string; baseUrl: string }[],
+): { sources: string[]; path: string } | undefined => {
+  const prefixes = sites.flatMap((site) => {
+    try {
+      const prefix = new URL(site.baseUrl).pathname.replace(/\/+$/, '');
+      return prefix !== '' && (path === prefix || path.startsWith(`${prefix}/`))
+        ? [{ name: site.name, prefix }]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+  const longest = Math.max(...prefixes.map((p) => p.prefix.length));
+  const best = prefixes.filter((p) => p.prefix.length === longest);
+  if (best.length === 0) return undefined;
+  return { sources: best.map((p) => p.name), path: path.slice(longest) || '/' };
 };

@@ -6,6 +6,7 @@ import {
   type AnalyzedDocument,
   type Segment,
 } from './bm25-segment.js';
+import { PartitionStatistics, type CorpusStatistics } from './bm25-partitions.js';
 import { grown } from './bm25-positions.js';
 
 /** More segments than this: the newer ones are merged into one. */
@@ -34,6 +35,9 @@ export class DocumentSegments {
   // Per number: DEAD, PRIMARY or SECONDARY.
   states = new Uint8Array(0);
   documentFrequencies = new Int32Array(0);
+  // Per number: the partition it counts in (see `PartitionStatistics`).
+  partitions = new Int32Array(0);
+  readonly partitionStatistics = new PartitionStatistics();
   nextNumber = 0;
   totalLength = 0;
   segments: Segment[] = [];
@@ -47,7 +51,7 @@ export class DocumentSegments {
   }
 
   /** Adds a document (after `remove` of its id): numbered next, pending until the commit. */
-  add(id: string, document: AnalyzedDocument, secondary: boolean): void {
+  add(id: string, document: AnalyzedDocument, secondary: boolean, partition = ''): void {
     this.#pending ??= new SegmentBuilder(this.nextNumber);
     this.#pending.add(document);
     const number = this.nextNumber;
@@ -57,6 +61,9 @@ export class DocumentSegments {
     this.states = grown(this.states, this.nextNumber, (n) => new Uint8Array(n));
     this.lengths[number] = document.length;
     this.states[number] = secondary ? SECONDARY : PRIMARY;
+    this.partitions = grown(this.partitions, this.nextNumber, (n) => new Int32Array(n));
+    const partitionNumber = this.partitionStatistics.numberOf(partition);
+    this.partitions[number] = partitionNumber;
     this.documents.set(id, number);
     this.totalLength += document.length;
     const frequencies = grown(this.documentFrequencies, this.termCount(), (n) => new Int32Array(n));
@@ -64,6 +71,25 @@ export class DocumentSegments {
     for (const term of document.terms) {
       frequencies[term] = (frequencies[term] as number) + 1;
     }
+    this.partitionStatistics.count(
+      partitionNumber,
+      document.length,
+      document.terms,
+      this.termCount(),
+      1,
+    );
+  }
+
+  /** The corpus as a search scoped to `inScope` partitions sees it (undefined: all of it). */
+  statistics(inScope: Uint8Array | undefined): CorpusStatistics {
+    if (inScope) return this.partitionStatistics.scoped(inScope);
+    const frequencies = this.documentFrequencies;
+    return {
+      documents: this.liveCount(),
+      totalLength: this.totalLength,
+      documentFrequency: (term) => frequencies[term] ?? 0,
+      inScope: undefined,
+    };
   }
 
   remove(id: string): void {
@@ -73,9 +99,17 @@ export class DocumentSegments {
     this.names[number] = undefined;
     this.states[number] = DEAD;
     this.totalLength -= this.lengths[number] as number;
-    for (const term of this.termsOf(number)) {
+    const terms = this.termsOf(number);
+    for (const term of terms) {
       this.documentFrequencies[term] = (this.documentFrequencies[term] as number) - 1;
     }
+    this.partitionStatistics.count(
+      this.partitions[number] as number,
+      this.lengths[number] as number,
+      terms,
+      this.termCount(),
+      -1,
+    );
   }
 
   setSecondary(id: string, secondary: boolean): void {
@@ -149,10 +183,13 @@ export class DocumentSegments {
     this.lengths = newLengths;
     this.nextNumber = newNames.length;
     const newStates = new Uint8Array(Math.max(this.nextNumber, 256));
+    const newPartitions = new Int32Array(Math.max(this.nextNumber, 256));
     for (let number = 0; number < oldNumbers.length; number += 1) {
       newStates[number] = this.states[oldNumbers[number] as number] as number;
+      newPartitions[number] = this.partitions[oldNumbers[number] as number] as number;
     }
     this.states = newStates;
+    this.partitions = newPartitions;
     this.segments = [builder.finish(this.termCount())];
   }
 

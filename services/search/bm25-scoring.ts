@@ -2,6 +2,7 @@ import { findPosting, termRange, type Segment } from './bm25-segment.js';
 import { windows } from './bm25-positions.js';
 import { PRIMARY, SECONDARY, type DocumentSegments } from './bm25-documents.js';
 import type { Bm25Params, ProximityParams } from './bm25.js';
+import type { CorpusStatistics } from './bm25-partitions.js';
 
 /** What one search scores with: the query's terms, score-only terms and adjacent pairs. */
 export interface ScoringQuery {
@@ -10,11 +11,17 @@ export interface ScoringQuery {
   readonly pairs: readonly (readonly [string, string])[] | undefined;
   /** Secondary documents too. */
   readonly all: boolean;
+  /**
+   * Per partition number, 1 when in the caller's scope: documents outside are neither scored
+   * nor counted in the statistics. Undefined: the whole corpus.
+   */
+  readonly inScope?: Uint8Array | undefined;
 }
 
 /** The BM25 factors of one search, fixed by the corpus as it stands. */
 interface Norms {
   readonly n: number;
+  readonly stats: CorpusStatistics;
   readonly k1: number;
   /** k1 × (1 − b). */
   readonly base: number;
@@ -50,16 +57,18 @@ export class ScoreAccumulator {
    * Scores every document the query terms select into `accumulator` (their numbers in
    * `touched`) and returns how many; the caller reads them out and zeroes the accumulator.
    */
-  accumulate({ query, scoreOnly, pairs, all }: ScoringQuery): number {
+  accumulate({ query, scoreOnly, pairs, all, inScope }: ScoringQuery): number {
     const { store } = this;
     store.commit();
-    const n = store.liveCount();
+    const stats = store.statistics(inScope);
+    const n = stats.documents;
     if (query.size === 0 || n === 0) return 0;
     this.#reserve(store.nextNumber);
     const { k1, b } = this.params;
-    const average = store.totalLength / n;
+    const average = stats.totalLength / n;
     const norms: Norms = {
       n,
+      stats,
       k1,
       lengthFactor: average > 0 ? (k1 * b) / average : 0,
       base: k1 * (1 - b),
@@ -87,17 +96,18 @@ export class ScoreAccumulator {
   /** The query terms: every document holding one is touched and scored. */
   #selectingTerms(
     query: ReadonlyMap<string, number>,
-    { n, k1, base, lengthFactor }: Norms,
+    { n, stats, k1, base, lengthFactor }: Norms,
     visible: number,
   ): number {
     const { accumulator, touched } = this;
-    const { segments, states, lengths, documentFrequencies } = this.store;
+    const { segments, states, lengths, partitions } = this.store;
+    const { inScope } = stats;
     let count = 0;
     for (const [text, weight] of query) {
       const term = this.termNumbers.get(text);
       // A positive weight keeps every contribution positive: 0 means "not touched yet".
       if (term === undefined || !(weight > 0)) continue;
-      const df = documentFrequencies[term] as number;
+      const df = stats.documentFrequency(term);
       if (df === 0) continue;
       const factor = weight * idfOf(n, df) * (k1 + 1);
       for (const segment of segments) {
@@ -106,6 +116,7 @@ export class ScoreAccumulator {
         for (let p = from; p < to; p += 1) {
           const number = docs[p] as number;
           if ((states[number] as number) > visible) continue;
+          if (inScope !== undefined && inScope[partitions[number] as number] !== 1) continue;
           const frequency = freqs[p] as number;
           const previous = accumulator[number] as number;
           if (previous === 0) touched[count++] = number;
@@ -121,15 +132,16 @@ export class ScoreAccumulator {
   /** Score-only terms: added to the `count` documents already touched, selecting none. */
   #scoreOnlyTerms(
     scoreOnly: ReadonlyMap<string, number> | undefined,
-    { n, k1, base, lengthFactor }: Norms,
+    { n, stats, k1, base, lengthFactor }: Norms,
     count: number,
   ): void {
     const { accumulator, touched, store } = this;
-    const { segments, lengths, documentFrequencies } = store;
+    const { segments, lengths } = store;
     for (const [text, weight] of scoreOnly ?? []) {
       const term = this.termNumbers.get(text);
       if (term === undefined || !(weight > 0) || count === 0) continue;
-      const df = documentFrequencies[term] as number;
+      // Out-of-scope documents were never touched, so they get nothing below.
+      const df = stats.documentFrequency(term);
       if (df === 0) continue;
       const factor = weight * idfOf(n, df) * (k1 + 1);
       const add = (segment: Segment, p: number): void => {
@@ -160,7 +172,7 @@ export class ScoreAccumulator {
   #pairs(
     proximity: ProximityParams,
     pairs: readonly (readonly [string, string])[],
-    { n, k1, base, lengthFactor }: Norms,
+    { n, stats, k1, base, lengthFactor }: Norms,
     visible: number,
   ): void {
     const { accumulator } = this;
@@ -172,7 +184,13 @@ export class ScoreAccumulator {
       const first = this.termNumbers.get(firstText);
       const second = this.termNumbers.get(secondText);
       if (first === undefined || second === undefined || first === second) continue;
-      const { matches, orderedDf } = this.#windowsOfPair(first, second, proximity.window, visible);
+      const { matches, orderedDf } = this.#windowsOfPair(
+        first,
+        second,
+        proximity.window,
+        visible,
+        stats.inScope,
+      );
       if (matches === 0) continue;
       const orderedFactor = orderedDf > 0 ? proximity.ordered * idfOf(n, orderedDf) * (k1 + 1) : 0;
       const unorderedFactor = proximity.unordered * idfOf(n, matches) * (k1 + 1);
@@ -202,8 +220,9 @@ export class ScoreAccumulator {
     second: number,
     window: number,
     visible: number,
+    inScope: Uint8Array | undefined,
   ): { matches: number; orderedDf: number } {
-    const { segments, states } = this.store;
+    const { segments, states, partitions } = this.store;
     const found = this.#found;
     const matchOrdered = this.#matchOrdered;
     const matchUnordered = this.#matchUnordered;
@@ -222,6 +241,7 @@ export class ScoreAccumulator {
       for (let p = shortFrom; p < shortTo && cursor < longTo; p += 1) {
         const number = segment.docs[p] as number;
         if ((states[number] as number) > visible) continue;
+        if (inScope !== undefined && inScope[partitions[number] as number] !== 1) continue;
         const q = findPosting(segment, cursor, longTo, number);
         if (q < 0) continue;
         cursor = q + 1;

@@ -54,7 +54,19 @@ export interface Bm25Index {
    * Adds or replaces a document; each field holds its analyzed terms. Documents set since the
    * last search are laid out as one new segment by the next search (or `commit`).
    */
-  set(id: string, fields: Readonly<Record<string, readonly string[]>>, secondary?: boolean): void;
+  set(
+    id: string,
+    fields: Readonly<Record<string, readonly string[]>>,
+    secondary?: boolean,
+    partition?: string,
+  ): void;
+  /** The partition a document counts in ('' by default; see `scope`). */
+  partitionOf(id: string): string | undefined;
+  /**
+   * The index as a search restricted to the partitions `accepts` admits sees it: documents
+   * and document frequencies of those partitions only (pass its `inScope` to `top`).
+   */
+  scope(accepts: (partition: string) => boolean): Bm25Scope;
   /**
    * Marks a document secondary (searched only when a search asks for every document: an
    * older version of a page) or not.
@@ -91,6 +103,16 @@ export interface Bm25Index {
   top(query: ReadonlyMap<string, number>, options: TopOptions): [string, number][];
 }
 
+/** The statistics of the partitions a read scope admits. */
+export interface Bm25Scope {
+  /** The admitted partitions' names, sorted. */
+  readonly partitions: readonly string[];
+  readonly size: number;
+  documentFrequency(term: string): number;
+  /** Per partition number, 1 when admitted. */
+  readonly inScope: Uint8Array;
+}
+
 export interface TopOptions {
   readonly limit: number;
   readonly filter?: ((id: string) => boolean) | undefined;
@@ -98,6 +120,11 @@ export interface TopOptions {
   readonly pairs?: readonly (readonly [string, string])[] | undefined;
   /** Secondary documents too (default: primary ones only). */
   readonly all?: boolean | undefined;
+  /**
+   * Only documents of these partitions (a `Bm25Scope`'s mask) are scored, with their own
+   * statistics; undefined: the whole index.
+   */
+  readonly inScope?: Uint8Array | undefined;
 }
 
 export interface Bm25Stats {
@@ -109,6 +136,9 @@ export interface Bm25Stats {
   readonly deadDocuments: number;
   /** Bytes of the segments' typed arrays. */
   readonly bytes: number;
+  /** Partitions with statistics of their own, and the bytes of their frequency counters. */
+  readonly partitions: number;
+  readonly partitionBytes: number;
 }
 
 /** Refuses weights, parameters or a proximity window the scoring cannot use. */
@@ -167,9 +197,27 @@ export const createBm25Index = (options: Bm25Options): Bm25Index => {
       return store.liveCount();
     },
     has: (id) => store.documents.has(id),
-    set: (id, documentFields, secondary = false) => {
+    set: (id, documentFields, secondary = false, partition = '') => {
       store.remove(id);
-      store.add(id, analyzer.analyze(documentFields), secondary);
+      store.add(id, analyzer.analyze(documentFields), secondary, partition);
+    },
+    partitionOf: (id) => {
+      const number = store.documents.get(id);
+      if (number === undefined) return undefined;
+      return store.partitionStatistics.names[store.partitions[number] as number];
+    },
+    scope: (accepts) => {
+      const inScope = store.partitionStatistics.mask(accepts);
+      const stats = store.partitionStatistics.scoped(inScope);
+      return {
+        partitions: store.partitionStatistics.names.filter((_, p) => inScope[p] === 1).sort(),
+        size: stats.documents,
+        documentFrequency: (term) => {
+          const number = termNumbers.get(term);
+          return number === undefined ? 0 : stats.documentFrequency(number);
+        },
+        inScope,
+      };
     },
     remove: (id) => {
       store.remove(id);
@@ -219,6 +267,8 @@ export const createBm25Index = (options: Bm25Options): Bm25Index => {
         postings,
         deadDocuments: store.nextNumber - store.liveCount(),
         bytes,
+        partitions: store.partitionStatistics.names.length,
+        partitionBytes: store.partitionStatistics.bytes(),
       };
     },
     search: (query, filter, scoreOnly, pairs) => {
@@ -236,8 +286,8 @@ export const createBm25Index = (options: Bm25Options): Bm25Index => {
       }
       return scores;
     },
-    top: (query, { limit, filter, scoreOnly, pairs, all = false }) => {
-      const count = scorer.accumulate({ query, scoreOnly, pairs, all });
+    top: (query, { limit, filter, scoreOnly, pairs, all = false, inScope }) => {
+      const count = scorer.accumulate({ query, scoreOnly, pairs, all, inScope });
       const { accumulator, touched } = scorer;
       try {
         return bestPassing(accumulator, touched, store.names, count, limit, filter);

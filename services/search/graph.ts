@@ -26,15 +26,30 @@ export interface DocumentGraph {
   removeNode(id: string): void;
   /**
    * Proximity scores from `seeds` (id → text score in [0, 1]): Σ over linked seeds of
-   * seed score × link weight / √degree. Only ids passing `accept` are scored.
+   * seed score × link weight / √degree. Only ids passing `accept` are scored. With a `scope`,
+   * a degree counts only links to nodes in it.
    */
   proximity(
     seeds: ReadonlyMap<string, number>,
     accept: (id: string) => boolean,
+    scope?: GraphScope,
   ): Map<string, number>;
-  /** PageRank (damping 0.85) of every node with an edge, scaled so the maximum is 1. */
-  centrality(): ReadonlyMap<string, number>;
+  /**
+   * PageRank (damping 0.85) of every node with an edge, scaled so the maximum is 1. With a
+   * `scope`, of the subgraph of its nodes alone (kept per scope key until the graph changes).
+   */
+  centrality(scope?: GraphScope): ReadonlyMap<string, number>;
 }
+
+/** The nodes a restricted search may see: what it counts of the graph. */
+export interface GraphScope {
+  /** Equal for equal scopes (the PageRank of a scope is kept under it). */
+  readonly key: string;
+  includes(id: string): boolean;
+}
+
+/** Scoped PageRanks kept at most (scopes are few: one per distinct grant). */
+const SCOPED_RANKS = 16;
 
 export interface GraphOptions {
   /** Weight per edge type (types not listed: `defaultWeight`). */
@@ -49,11 +64,13 @@ export const createDocumentGraph = (options: GraphOptions = {}): DocumentGraph =
   // Undirected view for proximity, rebuilt lazily after changes.
   let links: Map<string, Link[]> | undefined;
   let ranks: Map<string, number> | undefined;
+  const scopedRanks = new Map<string, Map<string, number>>();
   let edgeCount = 0;
 
   const changed = (): void => {
     links = undefined;
     ranks = undefined;
+    scopedRanks.clear();
   };
 
   const undirected = (): Map<string, Link[]> => {
@@ -100,23 +117,53 @@ export const createDocumentGraph = (options: GraphOptions = {}): DocumentGraph =
       edgeCount -= outbound.get(id)?.length ?? 0;
       if (outbound.delete(id)) changed();
     },
-    proximity: (seeds, accept) => {
+    proximity: (seeds, accept, scope) => {
       const graph = undirected();
       const scores = new Map<string, number>();
+      const degreeOf = (id: string): number => {
+        const row = graph.get(id) ?? [];
+        if (!scope) return row.length || 1;
+        return row.filter((link) => scope.includes(link.other)).length || 1;
+      };
       for (const [seed, score] of seeds) {
         for (const { other, weight } of graph.get(seed) ?? []) {
           if (!accept(other)) continue;
-          const degree = graph.get(other)?.length ?? 1;
+          const degree = degreeOf(other);
           scores.set(other, (scores.get(other) ?? 0) + (score * weight) / Math.sqrt(degree));
         }
       }
       return scores;
     },
-    centrality: () => {
-      ranks ??= pageRank(outbound, typeWeight);
-      return ranks;
+    centrality: (scope) => {
+      if (!scope) {
+        ranks ??= pageRank(outbound, typeWeight);
+        return ranks;
+      }
+      let scoped = scopedRanks.get(scope.key);
+      if (!scoped) {
+        scoped = pageRank(withinScope(outbound, scope), typeWeight);
+        if (scopedRanks.size >= SCOPED_RANKS) {
+          scopedRanks.delete(scopedRanks.keys().next().value as string);
+        }
+        scopedRanks.set(scope.key, scoped);
+      }
+      return scoped;
     },
   };
+};
+
+/** The edges between nodes of the scope only. */
+const withinScope = (
+  outbound: ReadonlyMap<string, readonly GraphEdge[]>,
+  scope: GraphScope,
+): Map<string, GraphEdge[]> => {
+  const kept = new Map<string, GraphEdge[]>();
+  for (const [source, edges] of outbound) {
+    if (!scope.includes(source)) continue;
+    const inside = edges.filter((edge) => scope.includes(edge.target));
+    if (inside.length > 0) kept.set(source, inside);
+  }
+  return kept;
 };
 
 const pageRank = (

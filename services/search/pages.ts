@@ -1,4 +1,12 @@
 import { compareMonikers } from '../catalog/site.js';
+import {
+  blockWindow,
+  cutBlock,
+  joinUnits,
+  readableText,
+  readableUnits,
+  type ReadableUnit,
+} from './readable.js';
 
 /**
  * Search answers with pages, not copies: the versions of a page (the same site path in
@@ -50,13 +58,19 @@ export const preferredVersion = (
 
 const EXCERPT_CHARS = 1200;
 
-/** Markdown to searchable text: link targets, HTML tags and emphasis markers out. */
+/**
+ * Markdown to text for counting terms (link targets, HTML tags and emphasis markers out), not
+ * for display: excerpts use readable.ts, which keeps code as written.
+ */
 export const plainText = (markdown: string): string =>
   markdown
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>\n]+>/g, ' ')
-    .replace(/[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}/g, '');
+    .replace(/\*{1,3}(?=\S)|(?<=\S)\*{1,3}/g, '')
+    // Underscores inside a word are not emphasis (CommonMark): `get_request` keeps them, as the
+    // index, which reads the raw text, does.
+    .replace(/(?<![\p{L}\p{N}_])_{1,3}(?=\S)|(?<=\S)_{1,3}(?![\p{L}\p{N}_])/gu, '');
 
 interface Slice {
   readonly anchor: string | null;
@@ -117,26 +131,60 @@ const slices = (title: string, body: PageText, sections: readonly PageSectionRef
   return out;
 };
 
-/** Cuts `text` to about EXCERPT_CHARS characters, starting near its first query term. */
+// Sections longer than this are parsed only around their first query term.
+const PARSED_CHARS = 32_000;
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/** Where in `text` the first word with a query term is (0 when none is). */
+const firstTermAt = (
+  text: string,
+  terms: ReadonlySet<string>,
+  analyze: (t: string) => string[],
+): number => {
+  for (const match of text.matchAll(WORD)) {
+    if (analyze(match[0]).some((term) => terms.has(term))) return match.index;
+  }
+  return 0;
+};
+
+/**
+ * About EXCERPT_CHARS characters of `text` as people read it, starting near its first query
+ * term: prose plain, code spans and code blocks as the page writes them, never cut inside a
+ * code span (readable.ts). The query's terms only choose where it starts: what it shows is the
+ * page's own text.
+ */
 const excerptOf = (
   text: string,
   terms: ReadonlySet<string>,
   analyze: (t: string) => string[],
 ): string => {
-  const flat = plainText(text).replace(/\s+/g, ' ').trim();
-  if (flat.length <= EXCERPT_CHARS) return flat;
-  const words = flat.split(' ');
+  let markdown = text;
+  if (text.length > PARSED_CHARS) {
+    const at = firstTermAt(text, terms, analyze);
+    const { start, end } = blockWindow(text, Math.max(0, at - 2000), at + EXCERPT_CHARS * 4);
+    markdown = text.slice(start, end);
+  }
+  const readable = readableText(markdown);
+  if (readable.length <= EXCERPT_CHARS) return readable;
+  const units = readableUnits(readable);
   let start = 0;
-  for (let i = 0; i < words.length; i += 1) {
-    if (analyze(words[i] ?? '').some((term) => terms.has(term))) {
+  for (let i = 0; i < units.length; i += 1) {
+    if (analyze(units[i]?.text ?? '').some((term) => terms.has(term))) {
       start = Math.max(0, i - 15);
       break;
     }
   }
-  let out = '';
-  for (let i = start; i < words.length && out.length < EXCERPT_CHARS; i += 1)
-    out += `${words[i] ?? ''} `;
-  return `${start > 0 ? '… ' : ''}${out.trim()} …`;
+  const kept: ReadableUnit[] = start > 0 ? [{ text: '…', block: false }] : [];
+  let length = 0;
+  let next = start;
+  for (; next < units.length && length < EXCERPT_CHARS; next += 1) {
+    const unit = units[next] as ReadableUnit;
+    const room = Math.max(EXCERPT_CHARS - length, 200);
+    kept.push(unit.block ? { text: cutBlock(unit.text, room), block: true } : unit);
+    length += unit.text.length + 1;
+  }
+  if (next < units.length) kept.push({ text: '…', block: false });
+  return joinUnits(kept);
 };
 
 const K1 = 1.2;

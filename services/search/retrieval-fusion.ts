@@ -1,6 +1,6 @@
 import { normalize, type Embedder } from './embedder.js';
 import { convexCombination, normalizeScores, topK } from './fusion.js';
-import type { DocumentGraph } from './graph.js';
+import type { DocumentGraph, GraphScope } from './graph.js';
 import type { RetrievalHit, RetrievalSettings } from './retriever.js';
 import type { VectorStore } from './vector-store.js';
 
@@ -57,10 +57,12 @@ export const fuseScores = (
     readonly semantic: ReadonlyMap<string, number>;
     readonly useBm25: boolean;
     readonly useVector: boolean;
+    /** Similarity smoothing among the best (needs vectors the query may use). */
+    readonly useSmoothing: boolean;
     readonly useGraph: boolean;
   },
   vectors: VectorStore,
-  graph: DocumentGraph,
+  { graph, scope }: { readonly graph: DocumentGraph; readonly scope: GraphScope | undefined },
   accept: (id: string) => boolean,
 ): FusedScores => {
   const text = normalizeScores(
@@ -80,9 +82,11 @@ export const fuseScores = (
   let graphScores = new Map<string, number>();
   if (lists.useGraph && text.size > 0) {
     const textTop = topK(text, settings.graphSeeds);
-    if (settings.smoothing > 0 && vectors.size > 0) smooth(settings, vectors, textTop, fused);
+    if (lists.useSmoothing && settings.smoothing > 0 && vectors.size > 0) {
+      smooth(settings, vectors, textTop, fused);
+    }
     if (graph.edgeCount > 0) {
-      graphScores = graphRerank(settings, graph, textTop, text, accept);
+      graphScores = graphRerank(settings, { graph, scope }, textTop, text, accept);
       for (const [id, score] of graphScores) {
         fused.set(id, (fused.get(id) ?? 0) + settings.weights.graph * score);
       }
@@ -117,15 +121,15 @@ const smooth = (
 /** Proximity to the best documents over the edges, and centrality of what the text found. */
 const graphRerank = (
   settings: RetrievalSettings,
-  graph: DocumentGraph,
+  { graph, scope }: { readonly graph: DocumentGraph; readonly scope: GraphScope | undefined },
   textTop: readonly [string, number][],
   text: ReadonlyMap<string, number>,
   accept: (id: string) => boolean,
 ): Map<string, number> => {
   const best = textTop[0]?.[1] ?? 1;
   const seeds = new Map(textTop.map(([id, score]) => [id, score / best]));
-  const proximity = normalizeScores(graph.proximity(seeds, accept), 'max');
-  const centrality = graph.centrality();
+  const proximity = normalizeScores(graph.proximity(seeds, accept, scope), 'max');
+  const centrality = graph.centrality(scope);
   // Centrality only reorders documents the text found; proximity may add new ones.
   const graphScores = new Map(proximity);
   for (const id of text.keys()) {

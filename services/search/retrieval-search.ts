@@ -2,7 +2,7 @@ import type { Analyzer } from './analyzer.js';
 import type { Bm25Index } from './bm25.js';
 import type { Embedder } from './embedder.js';
 import { topK } from './fusion.js';
-import type { DocumentGraph } from './graph.js';
+import type { DocumentGraph, GraphScope } from './graph.js';
 import { fuseScores, toHits, vectorScores } from './retrieval-fusion.js';
 import { expandQuery, lexicalTop } from './retrieval-lexical.js';
 import type { RetrievalHit, RetrievalQuery, RetrievalSettings } from './retriever.js';
@@ -22,14 +22,40 @@ export interface SearchParts {
   isSecondary(id: string): boolean;
 }
 
-/** Which components a query uses: its own choice, else the settings'. */
-const componentsOf = (query: RetrievalQuery, settings: RetrievalSettings) => ({
-  bm25: query.components?.bm25 ?? true,
-  feedback: query.components?.feedback ?? settings.feedback !== undefined,
-  vector: query.components?.vector ?? true,
-  vectorFeedback: query.components?.vectorFeedback ?? settings.vectorFeedback !== undefined,
-  graph: query.components?.graph ?? true,
-});
+/**
+ * Which components a query uses: its own choice, else the settings'. A restricted query
+ * (`partitions`) never uses vectors of an embedder fitted on the corpus: the model's basis
+ * is learned from every document, in scope or not, so the vector list, the vector feedback
+ * and the similarity smoothing would all depend on documents outside the scope.
+ */
+const componentsOf = (query: RetrievalQuery, settings: RetrievalSettings, embedder: Embedder) => {
+  const fittedVectors = query.partitions !== undefined && embedder.fit !== undefined;
+  return {
+    bm25: query.components?.bm25 ?? true,
+    feedback: query.components?.feedback ?? settings.feedback !== undefined,
+    vector: !fittedVectors && (query.components?.vector ?? true),
+    vectorFeedback: query.components?.vectorFeedback ?? settings.vectorFeedback !== undefined,
+    smoothing: !fittedVectors,
+    graph: query.components?.graph ?? true,
+  };
+};
+
+/** The graph as a restricted query sees it: nodes of the admitted partitions only. */
+const graphScope = (
+  lexical: Bm25Index,
+  partitions: ((partition: string) => boolean) | undefined,
+): GraphScope | undefined => {
+  if (!partitions) return undefined;
+  const admitted = lexical.scope(partitions).partitions;
+  const names = new Set(admitted);
+  return {
+    key: JSON.stringify(admitted),
+    includes: (id) => {
+      const partition = lexical.partitionOf(id);
+      return partition !== undefined && names.has(partition);
+    },
+  };
+};
 
 /** A query's terms with their counts, and its adjacent pairs of distinct terms. */
 const queryTerms = (
@@ -52,7 +78,7 @@ export const searchHybrid = async (
   query: RetrievalQuery,
 ): Promise<RetrievalHit[]> => {
   const { settings, embedder, vectors } = parts;
-  const use = componentsOf(query, settings);
+  const use = componentsOf(query, settings, embedder);
   const depth = Math.max(settings.depth, query.limit);
   const all = query.all === true;
   const accept = (id: string): boolean =>
@@ -67,10 +93,12 @@ export const searchHybrid = async (
   if (use.bm25 && terms.size > 0) {
     const filter = query.filter ? accept : undefined;
     const cutoff = settings.commonTermCutoff;
-    lexicalList = lexicalTop(parts.lexical(), cutoff, terms, depth, filter, all, pairs);
+    const lexical = parts.lexical();
+    const scope = query.partitions ? lexical.scope(query.partitions) : undefined;
+    lexicalList = lexicalTop(lexical, cutoff, terms, depth, filter, all, pairs, scope);
     if (use.feedback) {
-      const expanded = expandQuery(parts.lexical(), settings, terms, lexicalList);
-      lexicalList = lexicalTop(parts.lexical(), cutoff, expanded, depth, filter, all);
+      const expanded = expandQuery(lexical, settings, terms, lexicalList);
+      lexicalList = lexicalTop(lexical, cutoff, expanded, depth, filter, all, [], scope);
     }
   }
   const semanticTop =
@@ -93,10 +121,11 @@ export const searchHybrid = async (
       semantic: new Map(semanticTop),
       useBm25: use.bm25,
       useVector: use.vector,
+      useSmoothing: use.smoothing,
       useGraph: use.graph,
     },
     vectors,
-    parts.graph(),
+    { graph: parts.graph(), scope: graphScope(parts.lexical(), query.partitions) },
     accept,
   );
   return toHits(scores, lexicalList, semanticTop, query.limit, depth);

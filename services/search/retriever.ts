@@ -34,6 +34,12 @@ export interface RetrievalDocument {
    * query's terms, from the index's positions, without reading the text again.
    */
   readonly passages?: { readonly field: string; readonly offsets: readonly number[] };
+  /**
+   * The group a read scope admits or refuses whole (e.g. label and product; default ''):
+   * corpus statistics are kept per partition, so a search restricted to some partitions
+   * scores with theirs alone (`RetrievalQuery.partitions`).
+   */
+  readonly partition?: string;
 }
 
 /** Per passage of a document: how often each asked term occurs, and its length in terms. */
@@ -151,6 +157,14 @@ export interface RetrievalQuery {
   readonly components?: SearchComponents;
   /** Secondary documents too (default false: they are neither scored nor returned). */
   readonly all?: boolean;
+  /**
+   * A restricted reader's partitions: nothing the search returns (scores, order, ranks)
+   * depends on documents outside them. Term statistics and the common-terms split count only
+   * their documents, the graph only their nodes and edges, and a vector list from an
+   * embedder fitted on the whole corpus is left out (its basis is learned from every
+   * document). Undefined: the whole corpus, every signal.
+   */
+  readonly partitions?: (partition: string) => boolean;
 }
 
 export interface ComponentScores {
@@ -200,7 +214,7 @@ export interface HybridRetriever {
    * corpus lacks get the rarest weight): what a query's words weigh when a caller scores
    * passages of a hit itself (the best section of a page).
    */
-  termWeights(text: string): Map<string, number>;
+  termWeights(text: string, partitions?: (partition: string) => boolean): Map<string, number>;
   /** The analyzer the index uses, so passages are cut into the same terms. */
   analyze(text: string): string[];
   search(query: RetrievalQuery): Promise<RetrievalHit[]>;
@@ -353,11 +367,12 @@ export const createHybridRetriever = (options: RetrieverOptions): HybridRetrieve
       return known ? passageCountsOf(lexicalIndex, known, id, terms) : undefined;
     },
     drift: () => (lexicalIndex.size === 0 ? 0 : changedSinceBuild / lexicalIndex.size),
-    termWeights: (text) => {
-      const n = lexicalIndex.size;
+    termWeights: (text, partitions) => {
+      const corpus = partitions ? lexicalIndex.scope(partitions) : lexicalIndex;
+      const n = corpus.size;
       const weights = new Map<string, number>();
       for (const term of analyze(text)) {
-        const df = lexicalIndex.documentFrequency(term);
+        const df = corpus.documentFrequency(term);
         weights.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
       }
       return weights;

@@ -13,6 +13,7 @@ import {
 } from './search-filters.js';
 import type { SearchIndexes } from './search-indexes.js';
 import type { SearchReadiness } from './search-readiness.js';
+import { partitionScope } from './search-partitions.js';
 import type { CodeSampleHit, CodeSampleQuery, DocsSearchQuery, SearchHit } from './service.js';
 
 /** The query's checked text and limit; its types and moniker refused when unknown. */
@@ -59,7 +60,9 @@ export const searchDocs = async (
     );
   };
   const filter = versionFilter(store, eligible, query.moniker);
-  const ask = { text, limit, filter, all: query.moniker !== undefined };
+  // A restricted caller's scores and sections come from what it may read alone.
+  const partitions = partitionScope(scope);
+  const ask = { text, limit, filter, all: query.moniker !== undefined, partitions };
   const wantsSamples = types.has('CodeSample');
   if (wantsSamples) await readiness.samplesReady();
   const lists = await Promise.all([
@@ -73,7 +76,7 @@ export const searchDocs = async (
         ? lists[1]
         : [...lists[0], ...lists[1]].sort((a, b) => b.scores.fused - a.scores.fused);
   const retriever = retrievers.docs;
-  const weights = retriever.termWeights(text);
+  const weights = retriever.termWeights(text, partitions);
   const analyzeText = (value: string): string[] => retriever.analyze(value);
   return found.slice(0, limit).flatMap((hit) => {
     const entry = store.get(hit.id);
@@ -130,7 +133,8 @@ export const searchCodeSamples = async (
     return query.includeUnchecked === true || entry.attributes.compiled !== false;
   };
   const filter = versionFilter(store, eligible, undefined);
-  const hits = await retrievers.samples.search({ text, limit, filter });
+  const partitions = partitionScope(scope);
+  const hits = await retrievers.samples.search({ text, limit, filter, partitions });
   return hits.flatMap((hit) => {
     const entry = store.get(hit.id);
     if (!entry) return [];

@@ -13,6 +13,7 @@ import { createEntryStore, type EntryStore } from './entries.js';
 import type { GraphEdge } from './graph.js';
 import { passageOffsets } from './pages.js';
 import type { HybridRetriever, RetrievalDocument } from './retriever.js';
+import { partitionOf } from './search-partitions.js';
 
 /** Texts kept between two yields to the event loop (each deflates a page). */
 const TEXT_SLICE = 128;
@@ -86,6 +87,7 @@ export class SearchIndexes {
     return {
       ...toRetrievalDocument(node),
       secondary: this.store.role(node.uid) === 'older',
+      partition: partitionOf(node.label, node.product),
       // A page's passages are its sections, so a hit's best section comes from the index.
       ...(node.label === 'CodeSample'
         ? {}

@@ -1,6 +1,7 @@
 import GithubSlugger from 'github-slugger';
 import markdownIt from 'markdown-it';
 import { CogitaveError } from '../../../services/runtime/errors.js';
+import { excerptHtml } from '../excerpt.js';
 import { html, layout, trusted, type Html } from '../html.js';
 import type { ConsoleRequest } from '../http.js';
 import type { ResourceBrowser, ToolReader } from '../reads.js';
@@ -199,7 +200,9 @@ export const renderDocs = async (
                         ${hit.type} · ${hit.product ?? 'no product'} ·
                         ${hit.monikers.join(', ')}${hit.section ? html` · section “${hit.section.heading}”` : ''}
                       </p>
-                      <p>${hit.section?.excerpt.slice(0, 300) ?? hit.summary}</p>
+                      <div class="excerpt">
+                        ${hit.section ? excerptHtml(hit.section.excerpt) : hit.summary}
+                      </div>
                     </li>`,
                 )}
               </ol>`

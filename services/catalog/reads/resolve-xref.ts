@@ -7,7 +7,13 @@ import type { ResolveXrefArgs, XrefResolution } from '../read-service.js';
 import { compareMonikers } from '../site.js';
 import { LEGACY_SOURCE } from '../sources.js';
 import { DEFAULT_MONIKER, MONIKER_HELP, MONIKER_PATTERN, UID_PATTERN } from '../vocabulary.js';
-import { parseSiteReference, pathCandidates, pickVersion, sourcesAtUrl } from '../xref.js';
+import {
+  parseSiteReference,
+  pathCandidates,
+  pickVersion,
+  sourcesAtBasePath,
+  sourcesAtUrl,
+} from '../xref.js';
 import { checkMoniker, notFound } from './lookup.js';
 
 /** `@uid`, `<xref:uid>`, `xref:uid`, each optionally with `?view=moniker`. */
@@ -48,7 +54,9 @@ export const resolveXref = async (
       `"${args.xref}" is not an xref; write a uid (@uid, <xref:uid>, xref:uid or uid), a site path (/guide/page#section) or a URL of the site, optionally with ?view=moniker`,
     );
   }
-  const wanted = args.moniker ?? asUid?.moniker;
+  // A URL's `?view=` names a moniker only on sites that use them (Learn); elsewhere it is noise.
+  const view = site?.view !== undefined && MONIKER_PATTERN.test(site.view) ? site.view : undefined;
+  const wanted = args.moniker ?? asUid?.moniker ?? view;
   if (wanted !== undefined && !MONIKER_PATTERN.test(wanted)) {
     throw new InvalidArgument(`moniker "${wanted}" must be ${MONIKER_HELP}`);
   }
@@ -96,11 +104,21 @@ export const resolveXref = async (
   if (site) {
     const sites = site.url ? sourcesAtUrl(site.url, await listSourceSites(db)) : undefined;
     // A URL of a site no source names: its path may still be a page of one.
-    const path = sites?.path ?? site.path;
-    const found = await findSitePages(db, scope, {
+    let path = sites?.path ?? site.path;
+    let found = await findSitePages(db, scope, {
       paths: pathCandidates(path),
       ...(sites ? { sources: sites.sources } : {}),
     });
+    // A path written with its site's base path (`/dotnet/maui/…`), as Learn pages link.
+    const based =
+      site.url || found.length > 0 ? undefined : sourcesAtBasePath(path, await listSourceSites(db));
+    if (based) {
+      path = based.path;
+      found = await findSitePages(db, scope, {
+        paths: pathCandidates(path),
+        sources: based.sources,
+      });
+    }
     const bySource = new Map<string, SitePathNode[]>();
     for (const node of found) {
       const key = node.source ?? LEGACY_SOURCE;
