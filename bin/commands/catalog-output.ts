@@ -13,6 +13,27 @@ import { groupWarnings, WARNING_KIND_TITLES } from '../../services/catalog/warni
  * error and warning, grouped by what fixes them (the JSON report holds every line).
  */
 const WARNINGS_PER_GROUP = 10;
+/** Skipped files of one reason listed one by one up to this many; above, one line with a count. */
+const SKIPPED_LISTED = 3;
+
+/**
+ * Skipped files grouped by why: a sample folder or a site's assets are hundreds of files skipped
+ * for one reason, which one line says; a reason few files share lists them.
+ */
+export const formatSkipped = (
+  skipped: readonly { readonly file: string; readonly reason: string; readonly fix?: string }[],
+): string[] => {
+  const groups = new Map<string, string[]>();
+  for (const file of skipped) {
+    const key = `${file.reason}${file.fix ? ` (${file.fix})` : ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), file.file]);
+  }
+  return [...groups].flatMap(([why, files]) =>
+    files.length <= SKIPPED_LISTED
+      ? files.map((file) => `  ${file}: ${why}`)
+      : [`  ${files.length} × ${why}, e.g. ${files.slice(0, SKIPPED_LISTED).join(', ')}`],
+  );
+};
 
 export const progressBar = (
   label: string,
@@ -152,9 +173,7 @@ export const formatIngestReport = (report: IngestReport): string => {
   }
   if (report.skipped.length > 0) {
     lines.push(`skipped ${report.skipped.length} file(s):`);
-    for (const file of report.skipped) {
-      lines.push(`  ${file.file}: ${file.reason}${file.fix ? ` (${file.fix})` : ''}`);
-    }
+    lines.push(...formatSkipped(report.skipped));
   }
   if (report.uncompiledSamples.length > 0) {
     lines.push(
