@@ -266,3 +266,19 @@ export const excludedVersionReason = (
     ? undefined
     : 'a Docusaurus version the configuration leaves out (onlyIncludeVersions, or not in versions.json)';
 };
+
+/**
+ * Why a Markdown file of a Docusaurus repository is not one of the site's pages: Docusaurus
+ * builds only its docs folders (each served version's), its blogs and `src/pages`; the
+ * repository's README, changelog or test fixtures around them are not on the site.
+ */
+export const outsideSiteReason = (layout: DocusaurusLayout, file: string): string | undefined => {
+  const folders = [
+    ...layout.docs.flatMap((docs) => docs.versions.map((version) => version.dir)),
+    ...layout.blogs.map((blog) => blog.dir),
+    relativeTo(layout.siteDir, 'src/pages'),
+  ];
+  if (folders.some((dir) => inside(dir, file) !== undefined)) return undefined;
+  if (/^([\w-]+_)?versioned_docs\//.test(inside(layout.siteDir, file) ?? '')) return undefined;
+  return 'not part of the Docusaurus site: it builds pages only from its docs folders, its blog and src/pages';
+};

@@ -9,6 +9,7 @@ import {
 } from './site-config.js';
 import {
   excludedVersionReason,
+  outsideSiteReason,
   locateDocusaurusPage,
   type DocusaurusLayout,
 } from './site-docusaurus.js';
@@ -122,7 +123,10 @@ export const detectSite = async (root: string, files: readonly string[]): Promis
     configFiles: draft.configFiles,
     partial: (file) =>
       partialReason(generator, file) ??
-      (draft.docusaurus ? excludedVersionReason(draft.docusaurus, file) : undefined) ??
+      (draft.docusaurus
+        ? (excludedVersionReason(draft.docusaurus, file) ??
+          outsideSiteReason(draft.docusaurus, file))
+        : undefined) ??
       (draft.docfx ? docfxPartialReason(draft.docfx, file) : undefined),
   };
 };

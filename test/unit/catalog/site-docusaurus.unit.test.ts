@@ -236,4 +236,24 @@ describe('a Docusaurus site whose configuration lives in website/', () => {
     const corpus = await loadCorpus(folder.dir, { source: 'x', checkSamples: false });
     expect(corpus.nodes.map((n) => [n.path, n.monikers])).toEqual([['/docs/a', ['latest']]]);
   });
+
+  it('given the repository around the site (its README, changelog, test fixtures), then only the docs, the blog and src/pages are pages', async () => {
+    folder = await makeCorpus({
+      ...DOCUSAURUS_SITE,
+      'README.md': md({}, '# Formatter\n\nThe repository README.\n'),
+      'CHANGELOG.md': md({}, '# 3.2.0\n\nChanges.\n'),
+      'tests/format/markdown/simple.md': md({}, '# A test input\n'),
+      'website/src/pages/help.md': md({ title: 'Help' }, 'Ask on the forum.\n'),
+    });
+    const corpus = await loadCorpus(folder.dir, { source: 'fmt', checkSamples: false });
+    const files = new Set(corpus.nodes.map((n) => n.sourcePath));
+    expect(files.has('README.md')).toBe(false);
+    expect(files.has('CHANGELOG.md')).toBe(false);
+    expect(files.has('tests/format/markdown/simple.md')).toBe(false);
+    expect(files.has('website/src/pages/help.md')).toBe(true);
+    expect(files.has('docs/options.md')).toBe(true);
+    expect(corpus.skipped.find((s) => s.file === 'README.md')?.reason).toMatch(
+      /not part of the Docusaurus site/,
+    );
+  });
 });
