@@ -2,7 +2,10 @@
 # The package as a user gets it: `npm pack` this checkout (prepack builds dist/), install the
 # tarball into an empty folder with production dependencies only, start the installed
 # `cogitave serve` on a fresh data folder, wait for "cogitave ready", ask /readyz, stop it with
-# SIGTERM. Prints the tarball's size and file count and the seconds from start to ready.
+# SIGTERM, then ingest a real DocFX site with the installed CLI on another fresh data folder.
+# No user cache (COGITAVE_CACHE_DIR=none): new folders come from the template the package
+# ships. Prints the tarball's size and file count, the time from start to ready and the
+# ingest's time and peak memory.
 # Needs the npm registry (or a warm npm cache) for the install. Used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +36,7 @@ echo "installed in $(( ($(date +%s%N) - installed_at) / 1000000 )) ms"
 
 echo "== start the installed cogitave serve on a fresh data folder"
 started_at=$(date +%s%N)
-(cd "$work/run" && COGITAVE_DATA_DIR="$work/run/data" COGITAVE_HTTP_PORT=0 LOG_LEVEL=info \
+(cd "$work/run" && COGITAVE_CACHE_DIR=none COGITAVE_DATA_DIR="$work/run/data" COGITAVE_HTTP_PORT=0 LOG_LEVEL=info \
   exec "$work/app/node_modules/.bin/cogitave" serve 2> "$work/run/log") &
 server_pid=$!
 url=""
@@ -57,3 +60,15 @@ wait "$server_pid" || status=$?
 server_pid=""
 [ "$status" -eq 0 ] || { tail -20 "$work/run/log" >&2; echo "serve exited $status on SIGTERM" >&2; exit 1; }
 echo "stopped cleanly on SIGTERM"
+
+echo "== ingest a DocFX site with the installed cogitave on another fresh data folder"
+site="$PWD/test/fixtures/docs-sites/maui"
+(cd "$work/run" && COGITAVE_CACHE_DIR=none COGITAVE_DATA_DIR="$work/run/data-ingest" \
+  node -e "
+    const { spawnSync } = require('node:child_process');
+    const started = Date.now();
+    const run = spawnSync('$work/app/node_modules/.bin/cogitave', ['ingest', '$site', '--yes'], { encoding: 'utf8' });
+    process.stdout.write(run.stdout.split('\\n').filter((l) => /^(ingested|time:)/.test(l)).join('\\n') + '\\n');
+    if (run.status !== 0) { process.stderr.write(run.stderr + run.stdout); process.exit(1); }
+    console.log('ingest: ' + ((Date.now() - started) / 1000).toFixed(1) + ' s wall for the whole command');
+  ")

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import type { Logger } from '../../runtime/logger.js';
@@ -66,6 +67,28 @@ export const useBaselineWasmCompiler = (): void => {
 export const isNewDataFolder = (dataDir: string): boolean =>
   !existsSync(join(dataDir, 'PG_VERSION'));
 
+/**
+ * The template an installed package ships (scripts/pglite-template.mjs, at pack time) for this
+ * PGlite build, in dist/ beside the code; absent in a checkout until `npm pack`.
+ */
+export const shippedTemplatePath = (): string | undefined => {
+  const version = pgliteVersion();
+  return version === undefined
+    ? undefined
+    : fileURLToPath(
+        new URL(`../../../pglite-template/pglite-${version}-datadir.tar.gz`, import.meta.url),
+      );
+};
+
+const readable = (path: string | undefined): Buffer | undefined => {
+  if (path === undefined) return undefined;
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
 export const pgliteStart = (
   dataDir: string,
   options: { readonly oneShot: boolean; readonly startParams: readonly string[] },
@@ -73,21 +96,21 @@ export const pgliteStart = (
   const startParams = options.oneShot
     ? { startParams: [...options.startParams, '-c', `shared_buffers=${ONE_SHOT_SHARED_BUFFERS}`] }
     : {};
-  const template = isNewDataFolder(dataDir) ? templatePath() : undefined;
-  if (template === undefined) return { options: startParams, saveTemplateTo: undefined };
-  let archive: Buffer;
-  try {
-    archive = readFileSync(template);
-  } catch {
-    return { options: startParams, saveTemplateTo: template };
+  if (!isNewDataFolder(dataDir)) return { options: startParams, saveTemplateTo: undefined };
+  const cached = templatePath();
+  // The user's cache first (made here), then the package's own.
+  for (const path of [cached, shippedTemplatePath()]) {
+    const archive = readable(path);
+    if (archive === undefined) continue;
+    try {
+      unpackTemplate(archive, dataDir);
+      return { options: startParams, saveTemplateTo: undefined };
+    } catch {
+      // A damaged template (unpacking takes back what it wrote): the next one, else initdb
+      // makes the folder and its result replaces the cached one.
+    }
   }
-  try {
-    unpackTemplate(archive, dataDir);
-    return { options: startParams, saveTemplateTo: undefined };
-  } catch {
-    // A damaged template: initdb makes the folder, and its result replaces the template.
-    return { options: startParams, saveTemplateTo: template };
-  }
+  return { options: startParams, saveTemplateTo: cached };
 };
 
 /**

@@ -4,6 +4,7 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unpackTemplate } from '../../../services/database/embedded/template-archive.js';
 import { repoRoot } from '../../support/cli.js';
 
 /**
@@ -84,6 +85,17 @@ describe('npm pack: the package holds what runs and nothing of the development t
     const assets = shippedAs(join('mcp-gateway', 'console', 'assets'), () => true);
     const missing = [...migrations, ...corpus, ...assets].filter((path) => !paths.has(path));
     expect(missing).toEqual([]);
+  });
+
+  it('given the tarball, then it ships a template of a fresh data folder for the PGlite build it depends on, and the template unpacks into one', () => {
+    const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const template = `dist/pglite-template/pglite-${manifest.dependencies['@electric-sql/pglite'] ?? ''}-datadir.tar.gz`;
+    expect(paths.has(template)).toBe(true);
+    const dataDir = join(workDir, 'fresh-data-folder');
+    unpackTemplate(readFileSync(join(workDir, 'package', template)), dataDir);
+    expect(readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim()).toMatch(/^\d+$/);
   });
 
   it('given the packed package.json, then it is publishable and its bin names a shipped file', () => {
