@@ -211,13 +211,7 @@ const PRODUCT = [
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/**',
-      'node_modules/**',
-      '.cogitave/**',
-      'test/fixtures/docs-sites/**',
-      'test/fixtures/docusaurus-config/**',
-    ],
+    ignores: ['dist/**', 'node_modules/**', '.cogitave/**', 'test/fixtures/docs-sites/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

@@ -10,7 +10,13 @@ import { loadCorpus } from '../../../services/catalog/corpus.js';
 import { ingestCorpus } from '../../../services/catalog/ingest.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { makeCorpus, type CorpusFolder } from '../../unit/catalog/fixtures.js';
-import { catalogToolContext, ingestRunMeta, openCatalogBed, type CatalogBed } from './support.js';
+import {
+  catalogToolContext,
+  ingestRunMeta,
+  openCatalogBed,
+  toolFailure,
+  type CatalogBed,
+} from './support.js';
 
 /**
  * A DocFX / Learn site laid out as dotnet/docs-maui is (docfx.json under docs/, the repository
@@ -102,14 +108,8 @@ describe('a DocFX site and public URLs of every generator (postgres)', () => {
 
   const call = (tool: ToolDefinition, args: unknown): Promise<Record<string, unknown>> =>
     runTool(tool, args, context);
-  const failure = async (tool: ToolDefinition, args: unknown): Promise<CogitaveError> => {
-    const error = await call(tool, args).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (error instanceof CogitaveError) return error;
-    throw new Error(`${tool.name} ${JSON.stringify(args)} did not fail with a coded error`);
-  };
+  const failure = (tool: ToolDefinition, args: unknown): Promise<CogitaveError> =>
+    toolFailure(tool, args, context);
 
   beforeAll(async () => {
     catalog = await openCatalogBed('docfx_site');

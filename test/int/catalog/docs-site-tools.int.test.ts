@@ -10,7 +10,13 @@ import { resolveXrefTool } from '../../../mcp-gateway/tools/resolve-xref.js';
 import { ingestCorpus } from '../../../services/catalog/ingest.js';
 import { CogitaveError } from '../../../services/runtime/errors.js';
 import { makeCorpus, type CorpusFolder } from '../../unit/catalog/fixtures.js';
-import { catalogToolContext, ingestRunMeta, openCatalogBed, type CatalogBed } from './support.js';
+import {
+  catalogToolContext,
+  ingestRunMeta,
+  openCatalogBed,
+  toolFailure,
+  type CatalogBed,
+} from './support.js';
 
 /**
  * The catalog tools on a real documentation site (the MCP docs: Mintlify, three versions of
@@ -29,14 +35,8 @@ describe('catalog tools on a real documentation site (postgres)', () => {
 
   const call = (tool: ToolDefinition, args: unknown): Promise<Record<string, unknown>> =>
     runTool(tool, args, context);
-  const failure = async (tool: ToolDefinition, args: unknown): Promise<CogitaveError> => {
-    const error = await call(tool, args).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (error instanceof CogitaveError) return error;
-    throw new Error(`${tool.name} ${JSON.stringify(args)} did not fail with a coded error`);
-  };
+  const failure = (tool: ToolDefinition, args: unknown): Promise<CogitaveError> =>
+    toolFailure(tool, args, context);
 
   beforeAll(async () => {
     catalog = await openCatalogBed('docs_site_tools');

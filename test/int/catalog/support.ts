@@ -1,10 +1,15 @@
 import { catalogProjection } from '../../../services/catalog/read-model/projection.js';
 import { createProjectionRunner, type ProjectionRunner } from '../../../projections/runner.js';
-import type { ToolCallContext } from '../../../mcp-gateway/registry.js';
+import {
+  runTool,
+  type ToolCallContext,
+  type ToolDefinition,
+} from '../../../mcp-gateway/registry.js';
 import type { GatewayServices } from '../../../mcp-gateway/services.js';
 import { createCatalogReadService } from '../../../services/catalog/read-service.js';
 import type { CommandMetadata } from '../../../services/commands/metadata.js';
 import type { Queryable } from '../../../services/database/queryable.js';
+import { CogitaveError } from '../../../services/runtime/errors.js';
 import { IGNORE_WRITES } from '../../support/read-your-writes.js';
 import { openTestBed, silentLogger, type TestBed } from '../projections/support/fixtures.js';
 
@@ -74,3 +79,17 @@ export const catalogToolContext = (db: Queryable): ToolCallContext => ({
   now: () => new Date(),
   newId: () => 'id',
 });
+
+/** The coded error a tool call fails with; a call that succeeds or throws otherwise fails the test. */
+export const toolFailure = async (
+  tool: ToolDefinition,
+  args: unknown,
+  context: ToolCallContext,
+): Promise<CogitaveError> => {
+  const error = await runTool(tool, args, context).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (error instanceof CogitaveError) return error;
+  throw new Error(`${tool.name} ${JSON.stringify(args)} did not fail with a coded error`);
+};

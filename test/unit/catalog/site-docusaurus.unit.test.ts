@@ -13,7 +13,7 @@ import { DOCUSAURUS_SITE } from './docusaurus-site.js';
 import { makeCorpus, md, type CorpusFolder } from './fixtures.js';
 
 const PRETTIER_CONFIG = new URL(
-  '../../fixtures/docusaurus-config/prettier.docusaurus.config.js',
+  '../../fixtures/docs-sites/prettier/website/docusaurus.config.js',
   import.meta.url,
 );
 
