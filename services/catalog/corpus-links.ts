@@ -3,6 +3,7 @@ import { extractSamples } from './code-samples.js';
 import { inlineCode } from './docfx-code-inline.js';
 import { withArticle, type Collected } from './issues.js';
 import { createLinkResolver, type LinkResolver } from './links.js';
+import { inlinePartials } from './mdx-partials.js';
 import type { BuiltNode } from './page-node.js';
 import type { Site } from './site.js';
 import { docusaurusLinkCandidates } from './site-docusaurus.js';
@@ -193,6 +194,25 @@ export const linkNodes = async (
     if (current !== node.content) continue; // a duplicate uid, reported above
     const xrefs = linkEdges(node, resolver, collected);
     const { samples, inlined } = await extractSamples(root, node, used, collected, site.docfxRoot);
+    if (node.draft.parsed.partials.length > 0) {
+      const partials = await inlinePartials(
+        root,
+        node.draft.file,
+        node.draft.parsed.partials,
+        site.docusaurus?.siteDir ?? '',
+      );
+      inlined.push(...partials.inlined);
+      for (const problem of partials.problems) {
+        const line = problem.line + node.draft.bodyOffset;
+        collected.warnings.push({
+          file: node.draft.file,
+          field: `import (line ${String(line)})`,
+          reason: problem.reason,
+          fix: problem.fix,
+          line,
+        });
+      }
+    }
     nodes.set(node.content.uid, {
       ...node.content,
       ...inlineCode(node.content, inlined),

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { rewriteDialects } from './dialects.js';
 import { isMonikerMarker } from './moniker-range.js';
 import { splitFrontMatter } from './page.js';
 
@@ -133,8 +134,9 @@ export const readIncluded = async (
     const indent = match[1] ?? '';
     out.push(indent === '' ? inner : inner.replace(/^(?=.)/gm, indent));
   }
+  // Rendered as the page's own text is (the dialects), so the page reads the same throughout.
   return rebaseLinks(
-    out.join('\n').replace(/\s+$/, ''),
+    rewriteDialects(out.join('\n'), { mdx: false }).text.replace(/\s+$/, ''),
     posix.dirname(file),
     posix.dirname(pageFile),
   );

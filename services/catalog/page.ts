@@ -1,4 +1,5 @@
 import GithubSlugger from 'github-slugger';
+import { partialUses, type PartialUse } from './mdx-partial-uses.js';
 import markdownIt from 'markdown-it';
 import type { MarkdownIt, Token } from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
@@ -83,6 +84,8 @@ export interface ParsedPage {
   readonly anchors: readonly string[];
   /** Learn `::: moniker range` zones (their marker lines are blank in `body`). */
   readonly monikerZones?: readonly MonikerZone[];
+  /** MDX `<Name />` lines showing an imported Markdown partial (their lines are blank in `body`). */
+  readonly partials: readonly PartialUse[];
 }
 
 /** Languages that are prose, output or pictures, not code: their blocks are not samples. */
@@ -322,5 +325,6 @@ export const parsePage = (source: string, options: { readonly mdx: boolean }): P
     includes: dialect.includes.filter((include) => include.syntax !== '[!code]'),
     anchors: dialect.anchors,
     monikerZones: findMonikerZones(source),
+    partials: options.mdx ? partialUses(source) : [],
   };
 };
