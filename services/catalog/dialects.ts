@@ -46,7 +46,7 @@ export interface DialectResult {
 const FENCE = /^(\s*)(`{3,}|~{3,})/;
 
 /** Lines of the text with, for each, whether it is inside a fenced code block. */
-const fencedLines = (lines: readonly string[]): boolean[] => {
+export const fencedLines = (lines: readonly string[]): boolean[] => {
   const inside: boolean[] = [];
   let open: { char: string; length: number } | undefined;
   for (const line of lines) {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { rewriteDialects } from './dialects.js';
-import { isMonikerMarker } from './moniker-range.js';
+import { fencedLines, rewriteDialects } from './dialects.js';
 import { splitFrontMatter } from './page.js';
 
 /**
@@ -16,7 +15,6 @@ import { splitFrontMatter } from './page.js';
 export const MAX_INCLUDE_DEPTH = 5;
 
 const INCLUDE_LINE = /^(\s*)\[!INCLUDE\s*\[[^\]]*\]\(\s*([^)\s]+)\s*\)\]\s*$/i;
-const FENCE = /^\s*(`{3,}|~{3,})/;
 // `](target)` of a Markdown link or image, and `source="…"` of a Learn directive.
 const LINK_TARGET = /(\]\(\s*<?)([^)\s>]+)/g;
 const SOURCE_ATTRIBUTE = /(\s(?:source|lightbox)=")([^"]+)/g;
@@ -39,18 +37,11 @@ const rebase = (target: string, fromDir: string, toDir: string): string => {
 /** Rewrites relative link, image and `source=` targets of `text` from `fromDir` to `toDir`. */
 export const rebaseLinks = (text: string, fromDir: string, toDir: string): string => {
   if (fromDir === toDir) return text;
-  let fence: string | undefined;
-  return text
-    .split('\n')
-    .map((line) => {
-      const marker = FENCE.exec(line)?.[1];
-      if (marker !== undefined) {
-        if (fence === undefined) fence = marker;
-        else if (marker.startsWith(fence[0] ?? '`') && marker.length >= fence.length)
-          fence = undefined;
-        return line;
-      }
-      if (fence !== undefined) return line;
+  const lines = text.split('\n');
+  const fenced = fencedLines(lines);
+  return lines
+    .map((line, index) => {
+      if (fenced[index]) return line;
       return line
         .replace(
           LINK_TARGET,
@@ -70,6 +61,28 @@ const includedFile = (fromFile: string, target: string, docfxRoot: string | unde
   return target.startsWith('~/')
     ? posix.normalize(posix.join(docfxRoot ?? '', path.slice(2)))
     : posix.normalize(posix.join(posix.dirname(fromFile), path));
+};
+
+/**
+ * Why `nested` may not be read after the files of `trail` (a cycle, or too deep), or undefined.
+ * `verb` names how the last file takes it in ("includes", "imports").
+ */
+export const nestingProblem = (
+  trail: readonly string[],
+  nested: string,
+  verb: string,
+): { reason: string; fix: string } | undefined => {
+  if (trail.includes(nested))
+    return {
+      reason: `${verb} itself (${[...trail, nested].join(' → ')})`,
+      fix: `remove the ${verb === 'includes' ? 'include' : 'import'} that closes the cycle`,
+    };
+  if (trail.length >= MAX_INCLUDE_DEPTH)
+    return {
+      reason: `nested more than ${MAX_INCLUDE_DEPTH} deep`,
+      fix: `${verb === 'includes' ? 'include' : 'import'} the innermost file directly`,
+    };
+  return undefined;
 };
 
 export interface IncludeProblem {
@@ -101,34 +114,34 @@ export const readIncluded = async (
   }
   const body = (splitFrontMatterSafe(text) ?? text).replace(/\r\n?/g, '\n');
   const lines = body.split('\n');
+  const fenced = fencedLines(lines);
   const out: string[] = [];
-  for (const line of lines) {
-    const match = INCLUDE_LINE.exec(line);
+  for (const [index, line] of lines.entries()) {
+    const match = fenced[index] ? null : INCLUDE_LINE.exec(line);
     if (!match?.[2]) {
-      // Zone markers say which monikers the text is for; the page's own zones are read apart.
-      out.push(isMonikerMarker(line) ? '' : line);
+      out.push(line); // moniker zone markers are blanked with the dialects below
       continue;
     }
     const nested = includedFile(file, match[2], docfxRoot);
     const at = [...trail, file];
-    const problem = (reason: string, fix: string): void => {
-      problems.push({ line: -1, reason: `${file} → ${match[2]}: ${reason}`, fix });
+    const refused = nestingProblem(at, nested, 'includes');
+    if (refused) {
+      problems.push({
+        line: -1,
+        reason: `${file} → ${match[2]}: ${refused.reason}`,
+        fix: refused.fix,
+      });
       out.push('');
-    };
-    if (at.includes(nested)) {
-      problem(
-        `includes itself (${[...at, nested].join(' → ')})`,
-        'remove the include that closes the cycle',
-      );
-      continue;
-    }
-    if (at.length >= MAX_INCLUDE_DEPTH) {
-      problem(`nested more than ${MAX_INCLUDE_DEPTH} deep`, 'include the innermost file directly');
       continue;
     }
     const inner = await readIncluded(root, nested, file, docfxRoot, problems, at);
     if (inner === undefined) {
-      problem(`not found (looked at ${nested})`, 'fix the path of the include');
+      problems.push({
+        line: -1,
+        reason: `${file} → ${match[2]}: not found (looked at ${nested})`,
+        fix: 'fix the path of the include',
+      });
+      out.push('');
       continue;
     }
     const indent = match[1] ?? '';

@@ -1,7 +1,8 @@
-// MDX partial uses: an `import Name from './_x.md'` and a `<Name />` line of its own. Pure and
-// import-free: the page parser records them (in worker threads too); mdx-partials.ts reads them.
+import { fencedLines } from './dialects.js';
 
-const FENCE = /^\s*(`{3,}|~{3,})/;
+// MDX partial uses: an `import Name from './_x.md'` and a `<Name />` line of its own. Pure: the
+// page parser records them (in worker threads too); mdx-partials.ts reads them.
+
 const IMPORT = /^import\s+([A-Z][\w$]*)\s+from\s+['"]([^'"]+\.mdx?)['"];?\s*$/;
 const USE = /^(\s*)<([A-Z][\w$]*)\s*\/>\s*$/;
 
@@ -17,16 +18,9 @@ export const partialUses = (body: string): PartialUse[] => {
   const lines = body.split('\n');
   const imports = new Map<string, string>();
   const uses: { line: number; indent: string; name: string }[] = [];
-  let fence: string | undefined;
+  const fenced = fencedLines(lines);
   lines.forEach((line, index) => {
-    const marker = FENCE.exec(line)?.[1];
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker;
-      else if (marker.startsWith(fence[0] ?? '`') && marker.length >= fence.length)
-        fence = undefined;
-      return;
-    }
-    if (fence !== undefined) return;
+    if (fenced[index]) return;
     const imported = IMPORT.exec(line);
     if (imported?.[1] && imported[2]) imports.set(imported[1], imported[2]);
     const used = USE.exec(line);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { MAX_INCLUDE_DEPTH, rebaseLinks, type IncludeProblem } from './docfx-include.js';
+import { nestingProblem, rebaseLinks, type IncludeProblem } from './docfx-include.js';
 import type { InlinedCode } from './docfx-code-inline.js';
 import { rewriteDialects } from './dialects.js';
 import { partialUses, type PartialUse } from './mdx-partial-uses.js';
@@ -58,15 +58,9 @@ const readPartial = async (
       context.problems.push({ line: -1, reason: `${file} → ${use.target}: ${reason}`, fix });
       lines[use.line - 1] = '';
     };
-    if (at.includes(nested)) {
-      problem(
-        `imports itself (${[...at, nested].join(' → ')})`,
-        'remove the import that closes the cycle',
-      );
-      continue;
-    }
-    if (at.length >= MAX_INCLUDE_DEPTH) {
-      problem(`nested more than ${MAX_INCLUDE_DEPTH} deep`, 'import the innermost file directly');
+    const refused = nestingProblem(at, nested, 'imports');
+    if (refused) {
+      problem(refused.reason, refused.fix);
       continue;
     }
     const inner = await readPartial(context, nested, file, at);

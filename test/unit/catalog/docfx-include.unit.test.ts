@@ -71,6 +71,15 @@ describe('readIncluded', () => {
     );
   });
 
+  it('given an include line inside a fenced block of an included file, when read, then it stays as written', async () => {
+    await write('docs/includes/shows.md', '```md\n[!INCLUDE [note](note.md)]\n```\n');
+    const problems: IncludeProblem[] = [];
+    expect(
+      await readIncluded(root, 'docs/includes/shows.md', 'docs/includes/page.md', 'docs', problems),
+    ).toBe('```md\n[!INCLUDE [note](note.md)]\n```');
+    expect(problems).toEqual([]);
+  });
+
   it('given two includes that include each other, when read, then the cycle is reported and the text ends there', async () => {
     const problems: IncludeProblem[] = [];
     const text = await readIncluded(
